@@ -1,0 +1,105 @@
+export type { Adjustment, AdjustmentKind } from './adjustment.js';
+export { closestMatch } from './closest-match.js';
+export { collectStream } from './collect-stream.js';
+export {
+  AbortedError,
+  AuthenticationError,
+  brandError,
+  ContextLengthExceededError,
+  type CoreErrorCode,
+  type ErrorCode,
+  errorMessageOf,
+  IncompleteToolCallError,
+  InvalidMessageHistoryError,
+  InvalidRequestError,
+  InvalidToolChoiceError,
+  LimitExceededError,
+  OrgError,
+  type OrgErrorOptions,
+  ProviderError,
+  type ProviderErrorOptions,
+  ProviderUnavailableError,
+  RateLimitError,
+  StreamInterruptedError,
+  TimeoutError,
+  UnsupportedSpecificationVersionError,
+  UnsupportedToolChoiceError,
+} from './errors.js';
+export type {
+  AdjustmentEvent,
+  ApprovalRequestedEvent,
+  DecisionExtractionFailedEvent,
+  InferenceFinishedEvent,
+  InferenceStartedEvent,
+  PlanStepFinishedEvent,
+  PlanStepStartedEvent,
+  RunEvent,
+  RunEventListener,
+  RunEventOf,
+  RunEventType,
+  RunFinishedEvent,
+  RunStartedEvent,
+  ToolCallFinishedEvent,
+  ToolCallInterceptedEvent,
+  ToolCallProgressEvent,
+  ToolCallStartedEvent,
+  ValidationFailedEvent,
+} from './events.js';
+export type {
+  JsonArray,
+  JsonObject,
+  JsonPrimitive,
+  JsonSchema,
+  JsonSchemaTypeName,
+  JsonValue,
+} from './json.js';
+export {
+  assertLanguageModel,
+  type ErrorPart,
+  type FinishPart,
+  type FinishReason,
+  type LanguageModel,
+  type ModelRequest,
+  type ModelResponse,
+  type ProviderOptions,
+  SPECIFICATION_VERSION,
+  type SpecificationVersion,
+  type StreamPart,
+  type TextDeltaPart,
+  type ToolCallDeltaPart,
+  type ToolCallPart,
+  type ToolCallStartPart,
+} from './language-model.js';
+export {
+  type AssistantMessage,
+  assertToolCallPairing,
+  type Message,
+  type MessageRole,
+  type SystemMessage,
+  type ToolMessage,
+  type UserMessage,
+} from './message.js';
+export {
+  type ModelCapabilities,
+  type ModelCapabilitiesOverride,
+  mergeCapabilities,
+  type ToolChoiceSupport,
+} from './model-capabilities.js';
+export { redactSecrets, redactSecretsDeep, registerSecret } from './redact-secrets.js';
+export type {
+  Action,
+  Observation,
+  ObservationError,
+  ObservationStatus,
+  ToolCall,
+  ToolSpec,
+} from './tool-call.js';
+export {
+  assertToolChoiceOffered,
+  TOOL_CHOICE_NAMES,
+  ToolChoice,
+  type ToolChoiceInput,
+  type ToolChoiceMode,
+  toToolChoice,
+} from './tool-choice.js';
+export { addUsage, createUsage, EMPTY_USAGE, type Usage } from './usage.js';

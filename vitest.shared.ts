@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The one test configuration every package extends (`vitest.config.ts` re-exports it).
+ * The JSON report feeds the root summary line; unhandled errors fail the run (vitest's default, kept explicit).
+ */
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    reporters: ['default', ['json', { outputFile: 'test-results.json' }]],
+    dangerouslyIgnoreUnhandledErrors: false,
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    typecheck: { enabled: false },
+  },
+});
