@@ -12,13 +12,13 @@ function secretRegistry(): Set<string> {
 // ids, bearer tokens, and `key=value` / `"key": "value"` pairs whose key names a credential (the key is kept so
 // the message still says what was redacted).
 const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
-  [/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED],
-  [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, REDACTED],
-  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${REDACTED}`],
   [
-    /\b((?:x-)?api[_-]?key|authorization|secret[_-]?access[_-]?key|session[_-]?token|access[_-]?token|password)(["']?\s*[:=]\s*["']?)([^\s"',;}]{4,})/gi,
+    /\b((?:x-|aws_)?api[_-]?key|authorization|(?:aws_)?secret[_-]?access[_-]?key|(?:aws_)?session[_-]?token|access[_-]?token|password)(["']?\s*[:=]\s*["']?)((?:(?:Bearer|Basic)\s+)?[^\s"',;}]{4,})/gi,
     `$1$2${REDACTED}`,
   ],
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${REDACTED}`],
+  [/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED],
+  [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, REDACTED],
 ];
 
 /**
