@@ -59,14 +59,14 @@ export const ToolChoice = Object.freeze({
 
 /**
  * Normalises user input (a mode name, possibly from configuration or an environment variable, or a choice object)
- * into a `ToolChoice`. `undefined` means `auto`. Mode names are matched after trimming and lower-casing, so
+ * into a `ToolChoice`. Any string is accepted by the type, since configuration is only known at run time. `undefined` means `auto`. Mode names are matched after trimming and lower-casing, so
  * `OPENAI_TOOL_CHOICE=Required` works; anything else throws `InvalidToolChoiceError` listing what is accepted.
  *
  * @example
  * toToolChoice('any'); // { type: 'required' }
  * toToolChoice(process.env.OPENAI_TOOL_CHOICE); // auto when unset
  */
-export function toToolChoice(input: ToolChoiceInput | undefined | null): ToolChoice {
+export function toToolChoice(input: ToolChoiceInput | (string & {}) | undefined | null): ToolChoice {
   if (input === undefined || input === null) return AUTO;
   if (typeof input === 'string') {
     switch (input.trim().toLowerCase()) {

@@ -1,0 +1,132 @@
+// Type-checks every ```ts / ```typescript code block in the READMEs, docs/ and CONTRIBUTING.md against the
+// built packages, so that no example rots. Each block is a complete ES module of its own (top-level await allowed).
+// Imports of @org/* resolve to each package's built types; other imports resolve from the packages' dependencies.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+
+const root = join(dirname(new URL(import.meta.url).pathname), '..');
+const outDir = join(root, '.tmp', 'doc-snippets');
+
+function markdownFiles() {
+  const files = ['README.md', 'CONTRIBUTING.md'].map((file) => join(root, file)).filter(existsSync);
+  for (const group of ['packages', 'apps']) {
+    const groupDir = join(root, group);
+    if (!existsSync(groupDir)) continue;
+    for (const name of readdirSync(groupDir)) {
+      const readme = join(groupDir, name, 'README.md');
+      if (existsSync(readme)) files.push(readme);
+    }
+  }
+  const walk = (dir) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir)) {
+      const path = join(dir, entry);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (entry.endsWith('.md')) files.push(path);
+    }
+  };
+  walk(join(root, 'docs'));
+  return files;
+}
+
+function codeBlocks(markdown) {
+  const blocks = [];
+  const fence = /^```(ts|typescript)\s*$([\s\S]*?)^```\s*$/gm;
+  for (const match of markdown.matchAll(fence)) {
+    const line = markdown.slice(0, match.index).split('\n').length;
+    blocks.push({ code: match[2], line });
+  }
+  return blocks;
+}
+
+// Path mappings: @org/* to built declarations; every third-party dependency to the first package that has it.
+function pathMappings() {
+  const paths = {};
+  const packagesDir = join(root, 'packages');
+  const dirs = [...readdirSync(packagesDir).map((name) => join(packagesDir, name))];
+  if (existsSync(join(root, 'apps')))
+    dirs.push(...readdirSync(join(root, 'apps')).map((name) => join(root, 'apps', name)));
+  for (const dir of dirs) {
+    const manifestPath = join(dir, 'package.json');
+    if (!existsSync(manifestPath)) continue;
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+    if (manifest.name?.startsWith('@org/') && existsSync(join(dir, 'dist', 'index.d.ts'))) {
+      paths[manifest.name] = [relative(outDir, join(dir, 'dist', 'index.d.ts'))];
+    }
+    const dependencies = {
+      ...manifest.dependencies,
+      ...manifest.devDependencies,
+      ...manifest.peerDependencies,
+    };
+    for (const name of Object.keys(dependencies)) {
+      if (name.startsWith('@org/') || paths[name]) continue;
+      const installed = join(dir, 'node_modules', name);
+      if (existsSync(installed)) {
+        paths[name] = [relative(outDir, installed)];
+        paths[`${name}/*`] = [`${relative(outDir, installed)}/*`];
+      }
+    }
+  }
+  return paths;
+}
+
+rmSync(outDir, { recursive: true, force: true });
+mkdirSync(outDir, { recursive: true });
+const sources = [];
+for (const file of markdownFiles()) {
+  const blocks = codeBlocks(readFileSync(file, 'utf8'));
+  blocks.forEach((block, index) => {
+    const name = `${relative(root, file).replaceAll(/[\\/]/g, '__').replace(/\.md$/, '')}__${index + 1}.mts`;
+    writeFileSync(
+      join(outDir, name),
+      `// ${relative(root, file)}:${block.line}\n${block.code}\nexport {};\n`,
+    );
+    sources.push({ name, file: relative(root, file), line: block.line });
+  });
+}
+writeFileSync(
+  join(outDir, 'tsconfig.json'),
+  JSON.stringify(
+    {
+      extends: relative(outDir, join(root, 'tsconfig.base.json')),
+      compilerOptions: {
+        noEmit: true,
+        baseUrl: '.',
+        paths: pathMappings(),
+        noUnusedLocals: false,
+        types: ['node'],
+        typeRoots: [relative(outDir, join(root, 'node_modules', '@types'))],
+      },
+      include: ['*.mts'],
+    },
+    null,
+    2,
+  ),
+);
+if (sources.length === 0) {
+  console.log('check-docs: no TypeScript code blocks found');
+  process.exit(0);
+}
+try {
+  execFileSync(join(root, 'node_modules', '.bin', 'tsc'), ['-p', join(outDir, 'tsconfig.json')], {
+    stdio: 'pipe',
+    encoding: 'utf8',
+  });
+  console.log(
+    `check-docs: ${sources.length} TypeScript code blocks in ${new Set(sources.map((s) => s.file)).size} files type-check`,
+  );
+} catch (error) {
+  // Map "<snippet>.mts(line,col)" back to the markdown file and line the reader edits.
+  const byName = new Map(sources.map((source) => [source.name, source]));
+  const report = String(error.stdout ?? error.message).replace(
+    /^(?:\.tmp\/doc-snippets\/)?([^\s(]+\.mts)\((\d+),(\d+)\)/gm,
+    (match, name, line, column) => {
+      const source = byName.get(name.split('/').pop());
+      return source ? `${source.file}:${source.line + Number(line) - 1}:${column}` : match;
+    },
+  );
+  console.error('check-docs: TypeScript code blocks that do not type-check:\n');
+  console.error(report);
+  process.exit(1);
+}
