@@ -123,7 +123,7 @@ try {
     /^(?:\.tmp\/doc-snippets\/)?([^\s(]+\.mts)\((\d+),(\d+)\)/gm,
     (match, name, line, column) => {
       const source = byName.get(name.split('/').pop());
-      return source ? `${source.file}:${source.line + Number(line) - 1}:${column}` : match;
+      return source ? `${source.file}:${source.line + Number(line) - 2}:${column}` : match;
     },
   );
   console.error('check-docs: TypeScript code blocks that do not type-check:\n');
