@@ -1,0 +1,33 @@
+export { type Clock, realClock } from './clock.js';
+export {
+  InvalidDurationError,
+  InvalidScriptError,
+  ScriptExhaustedError,
+  type ScriptedErrorCode,
+  ScriptMismatchError,
+} from './errors.js';
+export { LATENCY_PROFILES, type LatencyProfile } from './latency.js';
+export {
+  createScriptedModel,
+  type Script,
+  type ScriptContext,
+  type ScriptedCall,
+  type ScriptedModel,
+  type ScriptedModelOptions,
+  type ScriptedToolCall,
+  type ScriptedTurn,
+  type ScriptFunction,
+} from './scripted-model.js';
+export {
+  countMessageTokens,
+  countOutputTokens,
+  countRequestTokens,
+  countTokens,
+  countToolCallTokens,
+  countToolSpecTokens,
+  MESSAGE_OVERHEAD_TOKENS,
+  REQUEST_OVERHEAD_TOKENS,
+  renderToolSpec,
+  TOOL_CALL_OVERHEAD_TOKENS,
+} from './token-counter.js';
+export { createVirtualClock, type VirtualClock, type VirtualClockOptions } from './virtual-clock.js';

@@ -1,0 +1,54 @@
+import { InvalidScriptError } from './errors.js';
+
+/**
+ * Simulated latency of one model call: `timeToFirstTokenMs + perInputTokenMs × input tokens` before the first
+ * part, then `perOutputTokenMs` per output token.
+ */
+export interface LatencyProfile {
+  /** Fixed cost of every call: network round trip, queueing, scheduling. */
+  readonly timeToFirstTokenMs: number;
+  /** Prompt processing (prefill) per input token. */
+  readonly perInputTokenMs: number;
+  /** Generation (decode) per output token. */
+  readonly perOutputTokenMs: number;
+}
+
+/**
+ * Three reference profiles: a fast hosted model, a typical hosted model, and a slow or local one. They are
+ * round figures in the range providers show in practice, for comparing strategies, not for predicting a
+ * particular model.
+ *
+ * @example
+ * createScriptedModel({ script, latency: LATENCY_PROFILES.typical });
+ */
+export const LATENCY_PROFILES: Readonly<Record<'fast' | 'typical' | 'slow', LatencyProfile>> = Object.freeze({
+  fast: Object.freeze({ timeToFirstTokenMs: 200, perInputTokenMs: 0.02, perOutputTokenMs: 5 }),
+  typical: Object.freeze({ timeToFirstTokenMs: 500, perInputTokenMs: 0.1, perOutputTokenMs: 15 }),
+  slow: Object.freeze({ timeToFirstTokenMs: 1500, perInputTokenMs: 0.5, perOutputTokenMs: 40 }),
+});
+
+/** Throws `InvalidScriptError` unless every field is a finite number >= 0. */
+export function assertLatencyProfile(profile: LatencyProfile, path = 'latency'): void {
+  for (const key of ['timeToFirstTokenMs', 'perInputTokenMs', 'perOutputTokenMs'] as const) {
+    const value: unknown = (profile as unknown as Record<string, unknown>)[key];
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      throw new InvalidScriptError({
+        path: `${path}.${key}`,
+        message: `must be a finite number >= 0 (milliseconds), got ${String(value)}.`,
+      });
+    }
+  }
+}
+
+/** The simulated duration of a call, split into the wait before the first part and the generation time. */
+export function simulatedLatency(
+  profile: LatencyProfile | undefined,
+  inputTokens: number,
+  outputTokens: number,
+): { readonly firstTokenMs: number; readonly generationMs: number } {
+  if (profile === undefined) return { firstTokenMs: 0, generationMs: 0 };
+  return {
+    firstTokenMs: profile.timeToFirstTokenMs + profile.perInputTokenMs * inputTokens,
+    generationMs: profile.perOutputTokenMs * outputTokens,
+  };
+}

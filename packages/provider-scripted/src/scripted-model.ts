@@ -1,0 +1,507 @@
+import {
+  AbortedError,
+  type Adjustment,
+  addUsage,
+  assertToolCallPairing,
+  assertToolChoiceOffered,
+  createUsage,
+  EMPTY_USAGE,
+  type FinishReason,
+  InvalidRequestError,
+  type LanguageModel,
+  type ModelCapabilities,
+  type ModelCapabilitiesOverride,
+  type ModelRequest,
+  type ModelResponse,
+  mergeCapabilities,
+  SPECIFICATION_VERSION,
+  type StreamPart,
+  type ToolCall,
+  type ToolChoice,
+  UnsupportedToolChoiceError,
+  type Usage,
+} from '@org/core';
+import type { Clock } from './clock.js';
+import { InvalidScriptError, ScriptExhaustedError, ScriptMismatchError } from './errors.js';
+import { assertLatencyProfile, type LatencyProfile, simulatedLatency } from './latency.js';
+import { countOutputTokens, countRequestTokens } from './token-counter.js';
+import { createVirtualClock } from './virtual-clock.js';
+
+/** One tool call of a scripted turn. */
+export interface ScriptedToolCall {
+  /** The call id; default `call_<callIndex>_<position>`, unique within a model. */
+  readonly id?: string;
+  readonly toolName: string;
+  /**
+   * The raw argument text, exactly as a model would send it (it may be broken JSON: that is the point), or an
+   * object, sent as its `JSON.stringify`. Default `{}`.
+   */
+  readonly arguments?: string | Readonly<Record<string, unknown>>;
+}
+
+/** One answer of the scripted model. */
+export interface ScriptedTurn {
+  readonly text?: string;
+  readonly toolCalls?: readonly ScriptedToolCall[];
+  /** Default `tool-calls` when the turn has tool calls, else `stop`. */
+  readonly finishReason?: FinishReason;
+  readonly rawFinishReason?: string;
+  /** Replaces the counted usage, field by field. */
+  readonly usage?: Partial<Omit<Usage, 'totalTokens'>>;
+  /** Fail this call with this error instead of answering (a rate limit, an outage, ...). The turn is used up. */
+  readonly error?: Error;
+}
+
+/** What a script function knows about the call it answers. */
+export interface ScriptContext {
+  /** Zero-based index of this call among the calls the model answered. */
+  readonly callIndex: number;
+  /** The request's input tokens, as counted. */
+  readonly inputTokens: number;
+  /** The model's clock. */
+  readonly clock: Clock;
+}
+
+/** Answers a request; `undefined` means the request is out of script (`ScriptExhaustedError`). */
+export type ScriptFunction = (
+  request: ModelRequest,
+  context: ScriptContext,
+) => ScriptedTurn | undefined | Promise<ScriptedTurn | undefined>;
+
+/** A script: a list of turns (each a turn or a function of the request), or one function for every call. */
+export type Script = readonly (ScriptedTurn | ScriptFunction)[] | ScriptFunction;
+
+/** Options of `createScriptedModel`. */
+export interface ScriptedModelOptions {
+  readonly script: Script;
+  /** Default `scripted-model`. */
+  readonly modelId?: string;
+  /** Default `scripted`. */
+  readonly provider?: string;
+  /**
+   * Overrides the declared capabilities (by default: tools, every tool-choice mode native, parallel calls,
+   * strict schemas, streaming). `{ toolCalls: false }` makes a ReAct-only model that rejects tool definitions.
+   */
+  readonly capabilities?: ModelCapabilitiesOverride;
+  /** Simulated latency of every call; none by default. */
+  readonly latency?: LatencyProfile;
+  /** The clock latency is spent on; default a new virtual clock (`model.clock`). */
+  readonly clock?: Clock;
+  /**
+   * Fail with `ScriptMismatchError` when a turn contradicts the request's tool choice or parallel setting, as a
+   * real model would not answer so. Default true.
+   */
+  readonly enforceToolChoice?: boolean;
+  /** Characters per `text-delta` / `tool-call-delta` part when streaming. Default 16. */
+  readonly streamChunkCharacters?: number;
+}
+
+/** One call the model received, for tests and benchmarks. */
+export interface ScriptedCall {
+  /** Index among the answered calls; `undefined` for a request rejected before a turn was taken. */
+  readonly callIndex: number | undefined;
+  readonly method: 'generate' | 'stream';
+  readonly request: ModelRequest;
+  readonly inputTokens: number;
+  readonly startedAt: number;
+  readonly finishedAt: number;
+  readonly response?: ModelResponse;
+  readonly error?: unknown;
+}
+
+/** The scripted model: a `LanguageModel` plus what it recorded. */
+export interface ScriptedModel extends LanguageModel {
+  readonly clock: Clock;
+  /** Every request received, in order (including rejected ones). */
+  readonly requests: readonly ModelRequest[];
+  /** Every call with its timing, tokens and outcome, in order of completion of the request validation. */
+  readonly calls: readonly ScriptedCall[];
+  /** The turns not yet used, or `undefined` for a script function. */
+  readonly remainingTurns: number | undefined;
+  /** Usage summed over every answered call. */
+  readonly totalUsage: Usage;
+}
+
+const DEFAULT_CAPABILITIES: ModelCapabilities = Object.freeze({
+  toolCalls: true,
+  toolChoice: Object.freeze({ auto: 'native', required: 'native', none: 'native', tool: 'native' }),
+  parallelToolCalls: true,
+  strictSchemas: true,
+  streaming: true,
+});
+
+interface PreparedCall {
+  readonly callIndex: number;
+  readonly response: ModelResponse;
+  readonly turn: ScriptedTurn;
+  readonly inputTokens: number;
+}
+
+/**
+ * Creates a `LanguageModel` that needs no network: it answers from a script, counts tokens with the o200k_base
+ * tokenizer over exactly what a provider would receive (system prompt, tool schemas, history), and can spend
+ * simulated latency on a virtual clock shared with tools and benchmarks. It checks every request as a strict
+ * provider would (tool calls paired with results, tool choice offered and supported) and records it.
+ *
+ * @example
+ * const model = createScriptedModel({
+ *   script: [
+ *     { toolCalls: [{ toolName: 'get_weather', arguments: '{"city":"Paris"}' }] },
+ *     { text: 'It is 18°C in Paris.' },
+ *   ],
+ *   latency: LATENCY_PROFILES.typical,
+ * });
+ * const response = await model.generate({ messages, tools });
+ * model.clock.now(); // simulated milliseconds spent
+ */
+export function createScriptedModel(options: ScriptedModelOptions): ScriptedModel {
+  validateOptions(options);
+  const script = options.script;
+  const capabilities = mergeCapabilities(DEFAULT_CAPABILITIES, options.capabilities);
+  const clock = options.clock ?? createVirtualClock();
+  const provider = options.provider ?? 'scripted';
+  const modelId = options.modelId ?? 'scripted-model';
+  const enforceToolChoice = options.enforceToolChoice ?? true;
+  const chunkCharacters = options.streamChunkCharacters ?? 16;
+  const requests: ModelRequest[] = [];
+  const calls: ScriptedCall[] = [];
+  let answered = 0;
+  let totalUsage: Usage = EMPTY_USAGE;
+
+  const checkRequest = (request: ModelRequest): { adjustments: Adjustment[] } => {
+    if (request.signal?.aborted) {
+      throw new AbortedError({ operation: `${provider} model call`, cause: request.signal.reason });
+    }
+    assertToolCallPairing(request.messages);
+    const tools = request.tools ?? [];
+    const adjustments: Adjustment[] = [];
+    if (tools.length > 0 && !capabilities.toolCalls) {
+      throw new InvalidRequestError({
+        provider,
+        message:
+          `Model '${modelId}' is declared without tool support (capabilities.toolCalls: false), ` +
+          `but the request offers ${tools.length} tool(s). Use a ReAct planner, which describes tools in the prompt.`,
+      });
+    }
+    const choice: ToolChoice = request.toolChoice ?? { type: 'auto' };
+    if (tools.length > 0 || choice.type !== 'auto') {
+      const support = capabilities.toolChoice[choice.type];
+      if (support === 'unsupported') {
+        throw new UnsupportedToolChoiceError({ provider, modelId, mode: choice.type });
+      }
+      if (support === 'emulated') {
+        adjustments.push({
+          kind: 'tool-choice-emulated',
+          message: `Tool choice '${choice.type}' is declared emulated for '${modelId}'; the script honours it.`,
+          details: { mode: choice.type },
+        });
+      }
+      if (choice.type !== 'none')
+        assertToolChoiceOffered(
+          choice,
+          tools.map((tool) => tool.name),
+        );
+    }
+    return { adjustments };
+  };
+
+  const takeTurn = async (request: ModelRequest, inputTokens: number): Promise<PreparedCall> => {
+    const callIndex = answered++;
+    const context: ScriptContext = { callIndex, inputTokens, clock };
+    let step: ScriptedTurn | ScriptFunction | undefined;
+    if (typeof script === 'function') step = script;
+    else step = script[callIndex];
+    const turn = typeof step === 'function' ? await step(request, context) : step;
+    if (turn === undefined) {
+      const lastRole = request.messages.at(-1)?.role;
+      throw new ScriptExhaustedError({
+        callIndex,
+        ...(typeof script === 'function' ? {} : { scriptLength: script.length }),
+        ...(lastRole === undefined ? {} : { lastMessageRole: lastRole }),
+      });
+    }
+    validateTurn(turn, `turn ${callIndex}`);
+    if (turn.error !== undefined) throw turn.error;
+    const toolCalls: ToolCall[] = (turn.toolCalls ?? []).map((call, position) => ({
+      id: call.id ?? `call_${callIndex}_${position}`,
+      toolName: call.toolName,
+      arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}),
+    }));
+    if (enforceToolChoice) checkTurnAgainstRequest(request, toolCalls, callIndex, capabilities);
+    const text = turn.text ?? '';
+    const outputTokens = countOutputTokens({ text, toolCalls });
+    const usage = createUsage({
+      inputTokens: turn.usage?.inputTokens ?? inputTokens,
+      outputTokens: turn.usage?.outputTokens ?? outputTokens,
+      cachedInputTokens: turn.usage?.cachedInputTokens,
+      reasoningTokens: turn.usage?.reasoningTokens,
+    });
+    const finishReason = turn.finishReason ?? (toolCalls.length > 0 ? 'tool-calls' : 'stop');
+    const response: ModelResponse = {
+      text,
+      toolCalls,
+      finishReason,
+      usage,
+      adjustments: [],
+      responseId: `${provider}-${callIndex}`,
+      ...(turn.rawFinishReason === undefined ? {} : { rawFinishReason: turn.rawFinishReason }),
+      ...(request.includeRawResponse === true ? { rawResponse: turn } : {}),
+    };
+    return { callIndex, response, turn, inputTokens };
+  };
+
+  const prepare = async (request: ModelRequest): Promise<PreparedCall & { adjustments: Adjustment[] }> => {
+    const { adjustments } = checkRequest(request);
+    const inputTokens = countRequestTokens(request, { includeTools: capabilities.toolCalls });
+    const prepared = await takeTurn(request, inputTokens);
+    return {
+      ...prepared,
+      adjustments,
+      response: { ...prepared.response, adjustments },
+    };
+  };
+
+  const abortedCall = (request: ModelRequest, cause: unknown): AbortedError =>
+    new AbortedError({ operation: `${provider} model call`, cause: request.signal?.reason ?? cause });
+
+  const record = (call: ScriptedCall): void => {
+    calls.push(call);
+    if (call.response !== undefined) totalUsage = addUsage(totalUsage, call.response.usage);
+  };
+
+  const model: ScriptedModel = {
+    specificationVersion: SPECIFICATION_VERSION,
+    provider,
+    modelId,
+    capabilities,
+    clock,
+    requests,
+    calls,
+    get remainingTurns(): number | undefined {
+      return typeof script === 'function' ? undefined : Math.max(0, script.length - answered);
+    },
+    get totalUsage(): Usage {
+      return totalUsage;
+    },
+
+    async generate(request: ModelRequest): Promise<ModelResponse> {
+      requests.push(request);
+      const startedAt = clock.now();
+      let prepared: (PreparedCall & { adjustments: Adjustment[] }) | undefined;
+      try {
+        prepared = await prepare(request);
+        const latency = simulatedLatency(
+          options.latency,
+          prepared.inputTokens,
+          prepared.response.usage.outputTokens,
+        );
+        if (latency.firstTokenMs + latency.generationMs > 0 || request.signal !== undefined) {
+          await sleepOrAbort(clock, latency.firstTokenMs + latency.generationMs, request);
+        }
+        record({
+          callIndex: prepared.callIndex,
+          method: 'generate',
+          request,
+          inputTokens: prepared.inputTokens,
+          startedAt,
+          finishedAt: clock.now(),
+          response: prepared.response,
+        });
+        return prepared.response;
+      } catch (error) {
+        const thrown = AbortedError.isInstance(error) ? abortedCall(request, error) : error;
+        record({
+          callIndex: prepared?.callIndex,
+          method: 'generate',
+          request,
+          inputTokens: prepared?.inputTokens ?? 0,
+          startedAt,
+          finishedAt: clock.now(),
+          error: thrown,
+        });
+        throw thrown;
+      }
+    },
+
+    async *stream(request: ModelRequest): AsyncGenerator<StreamPart> {
+      requests.push(request);
+      const startedAt = clock.now();
+      let prepared: (PreparedCall & { adjustments: Adjustment[] }) | undefined;
+      try {
+        prepared = await prepare(request);
+        const { response } = prepared;
+        const latency = simulatedLatency(options.latency, prepared.inputTokens, response.usage.outputTokens);
+        await sleepOrAbort(clock, latency.firstTokenMs, request);
+        const parts = streamParts(response, chunkCharacters);
+        // Generation time is spread over the parts by cumulative targets, so the total equals generate()'s.
+        let spent = 0;
+        for (const [index, part] of parts.entries()) {
+          const target = (latency.generationMs * (index + 1)) / parts.length;
+          await sleepOrAbort(clock, Math.max(0, target - spent), request);
+          spent = target;
+          yield part;
+        }
+        const finish: StreamPart = {
+          type: 'finish',
+          finishReason: response.finishReason,
+          usage: response.usage,
+          adjustments: response.adjustments,
+          ...(response.rawFinishReason === undefined ? {} : { rawFinishReason: response.rawFinishReason }),
+          ...(response.responseId === undefined ? {} : { responseId: response.responseId }),
+        };
+        record({
+          callIndex: prepared.callIndex,
+          method: 'stream',
+          request,
+          inputTokens: prepared.inputTokens,
+          startedAt,
+          finishedAt: clock.now(),
+          response,
+        });
+        yield finish;
+      } catch (error) {
+        const thrown = AbortedError.isInstance(error) ? abortedCall(request, error) : error;
+        record({
+          callIndex: prepared?.callIndex,
+          method: 'stream',
+          request,
+          inputTokens: prepared?.inputTokens ?? 0,
+          startedAt,
+          finishedAt: clock.now(),
+          error: thrown,
+        });
+        yield { type: 'error', error: thrown instanceof Error ? thrown : new Error(String(thrown)) };
+      }
+    },
+  };
+  return model;
+}
+
+async function sleepOrAbort(clock: Clock, ms: number, request: ModelRequest): Promise<void> {
+  if (request.signal?.aborted) {
+    throw new AbortedError({ operation: 'model call', cause: request.signal.reason });
+  }
+  if (ms > 0) await clock.sleep(ms, request.signal);
+}
+
+/** Splits a string into chunks of at most `size` code points (never inside a surrogate pair). */
+function chunk(text: string, size: number): string[] {
+  const codePoints = Array.from(text);
+  const chunks: string[] = [];
+  for (let index = 0; index < codePoints.length; index += size) {
+    chunks.push(codePoints.slice(index, index + size).join(''));
+  }
+  return chunks;
+}
+
+function streamParts(response: ModelResponse, chunkCharacters: number): StreamPart[] {
+  const parts: StreamPart[] = chunk(response.text, chunkCharacters).map((delta) => ({
+    type: 'text-delta',
+    delta,
+  }));
+  for (const toolCall of response.toolCalls) {
+    parts.push({ type: 'tool-call-start', toolCallId: toolCall.id, toolName: toolCall.toolName });
+    for (const argumentsDelta of chunk(toolCall.arguments, chunkCharacters)) {
+      parts.push({ type: 'tool-call-delta', toolCallId: toolCall.id, argumentsDelta });
+    }
+    parts.push({ type: 'tool-call', toolCall });
+  }
+  return parts;
+}
+
+function checkTurnAgainstRequest(
+  request: ModelRequest,
+  toolCalls: readonly ToolCall[],
+  callIndex: number,
+  capabilities: ModelCapabilities,
+): void {
+  const choice: ToolChoice = request.toolChoice ?? { type: 'auto' };
+  const fail = (mismatch: string, message: string): never => {
+    throw new ScriptMismatchError({ callIndex, mismatch, message });
+  };
+  if (toolCalls.length > 0 && !capabilities.toolCalls) {
+    fail(
+      'tool-calls-without-tool-support',
+      'the turn has tool calls, but the model is declared without tool support.',
+    );
+  }
+  if (toolCalls.length > 0 && (request.tools ?? []).length === 0 && capabilities.toolCalls) {
+    fail('tool-calls-without-tools', 'the turn has tool calls, but the request offers no tools.');
+  }
+  if (choice.type === 'none' && toolCalls.length > 0) {
+    fail(
+      'tool-calls-under-none',
+      `the turn calls ${toolCalls.map((call) => call.toolName).join(', ')} under tool choice 'none'.`,
+    );
+  }
+  if (choice.type === 'required' && toolCalls.length === 0) {
+    fail('no-tool-call-under-required', `the turn has no tool call under tool choice 'required'.`);
+  }
+  if (choice.type === 'tool' && !toolCalls.some((call) => call.toolName === choice.toolName)) {
+    fail(
+      'named-tool-not-called',
+      `the turn does not call '${choice.toolName}', which the tool choice names.`,
+    );
+  }
+  if (toolCalls.length > 1 && (request.parallelToolCalls === false || !capabilities.parallelToolCalls)) {
+    fail(
+      'parallel-calls-not-allowed',
+      `the turn has ${toolCalls.length} tool calls, but parallel tool calls are off.`,
+    );
+  }
+}
+
+function validateOptions(options: ScriptedModelOptions): void {
+  const script: unknown = options.script;
+  if (typeof script !== 'function' && !Array.isArray(script)) {
+    throw new InvalidScriptError({ path: 'script', message: 'must be an array of turns or a function.' });
+  }
+  if (Array.isArray(script)) {
+    script.forEach((step: unknown, index) => {
+      if (typeof step !== 'function') validateTurn(step as ScriptedTurn, `script[${index}]`);
+    });
+  }
+  if (options.latency !== undefined) assertLatencyProfile(options.latency);
+  const chunkCharacters = options.streamChunkCharacters;
+  if (chunkCharacters !== undefined && (!Number.isInteger(chunkCharacters) || chunkCharacters < 1)) {
+    throw new InvalidScriptError({
+      path: 'streamChunkCharacters',
+      message: `must be an integer >= 1, got ${String(chunkCharacters)}.`,
+    });
+  }
+}
+
+function validateTurn(turn: ScriptedTurn, path: string): void {
+  if (typeof turn !== 'object' || turn === null) {
+    throw new InvalidScriptError({ path, message: 'a turn must be an object or a function.' });
+  }
+  if (turn.text !== undefined && typeof turn.text !== 'string') {
+    throw new InvalidScriptError({ path: `${path}.text`, message: 'must be a string.' });
+  }
+  if (turn.toolCalls !== undefined && !Array.isArray(turn.toolCalls)) {
+    throw new InvalidScriptError({ path: `${path}.toolCalls`, message: 'must be an array.' });
+  }
+  const ids = new Set<string>();
+  (turn.toolCalls ?? []).forEach((call, index) => {
+    const callPath = `${path}.toolCalls[${index}]`;
+    if (typeof call?.toolName !== 'string' || call.toolName === '') {
+      throw new InvalidScriptError({ path: `${callPath}.toolName`, message: 'must be a non-empty string.' });
+    }
+    const args: unknown = call.arguments;
+    if (args !== undefined && typeof args !== 'string' && (typeof args !== 'object' || args === null)) {
+      throw new InvalidScriptError({
+        path: `${callPath}.arguments`,
+        message: 'must be the raw argument text or an object.',
+      });
+    }
+    if (call.id !== undefined) {
+      if (ids.has(call.id)) {
+        throw new InvalidScriptError({ path: `${callPath}.id`, message: `duplicates id '${call.id}'.` });
+      }
+      ids.add(call.id);
+    }
+  });
+  if (turn.error !== undefined && !(turn.error instanceof Error)) {
+    throw new InvalidScriptError({ path: `${path}.error`, message: 'must be an Error.' });
+  }
+}

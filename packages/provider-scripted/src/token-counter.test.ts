@@ -1,0 +1,97 @@
+import type { Message, ToolSpec } from '@org/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  countMessageTokens,
+  countOutputTokens,
+  countRequestTokens,
+  countTokens,
+  countToolSpecTokens,
+  MESSAGE_OVERHEAD_TOKENS,
+  REQUEST_OVERHEAD_TOKENS,
+  renderToolSpec,
+  TOOL_CALL_OVERHEAD_TOKENS,
+} from './index.js';
+
+const weatherTool: ToolSpec = {
+  name: 'get_weather',
+  description: 'Current weather for a city.',
+  inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
+
+describe('token counting (o200k_base)', () => {
+  it('counts known texts like the o200k_base tokenizer', () => {
+    expect(countTokens('')).toBe(0);
+    expect(countTokens('hello world')).toBe(2);
+    // Special-token text in user content is ordinary text, not a control token.
+    expect(countTokens('<|endoftext|>')).toBeGreaterThan(1);
+  });
+
+  it('counts a message as framing + content + each tool call (name and raw arguments)', () => {
+    const message: Message = {
+      role: 'assistant',
+      content: 'Checking.',
+      toolCalls: [{ id: 'call_1', toolName: 'get_weather', arguments: '{"city":"Paris"}' }],
+    };
+    expect(countMessageTokens(message)).toBe(
+      MESSAGE_OVERHEAD_TOKENS +
+        countTokens('Checking.') +
+        TOOL_CALL_OVERHEAD_TOKENS +
+        countTokens('get_weather') +
+        countTokens('{"city":"Paris"}'),
+    );
+  });
+
+  it('counts a tool as the JSON a provider receives', () => {
+    expect(JSON.parse(renderToolSpec(weatherTool))).toEqual({
+      name: 'get_weather',
+      description: 'Current weather for a city.',
+      parameters: weatherTool.inputSchema,
+    });
+    expect(countToolSpecTokens(weatherTool)).toBe(countTokens(renderToolSpec(weatherTool)));
+  });
+
+  it('counts a request as the sum of its parts, tools optional', () => {
+    const messages: Message[] = [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: 'Weather in Paris?' },
+    ];
+    const withTools = countRequestTokens({ messages, tools: [weatherTool] });
+    const withoutTools = countRequestTokens({ messages, tools: [weatherTool] }, { includeTools: false });
+    expect(withoutTools).toBe(
+      REQUEST_OVERHEAD_TOKENS +
+        countMessageTokens(messages[0] as Message) +
+        countMessageTokens(messages[1] as Message),
+    );
+    expect(withTools - withoutTools).toBe(countToolSpecTokens(weatherTool));
+  });
+
+  it('counts output as text plus tool names and arguments', () => {
+    expect(
+      countOutputTokens({
+        text: 'ok',
+        toolCalls: [{ toolName: 'get_weather', arguments: '{"city":"Rome"}' }],
+      }),
+    ).toBe(countTokens('ok') + countTokens('get_weather') + countTokens('{"city":"Rome"}'));
+  });
+
+  it('property: a request count is additive over its messages', () => {
+    const messageArbitrary: fc.Arbitrary<Message> = fc.oneof(
+      fc.record({ role: fc.constant('user' as const), content: fc.string({ maxLength: 40 }) }),
+      fc.record({ role: fc.constant('system' as const), content: fc.string({ maxLength: 40 }) }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(messageArbitrary, { maxLength: 6 }),
+        fc.array(messageArbitrary, { maxLength: 6 }),
+        (a, b) => {
+          const whole = countRequestTokens({ messages: [...a, ...b] });
+          const parts =
+            countRequestTokens({ messages: a }) + b.reduce((sum, m) => sum + countMessageTokens(m), 0);
+          expect(whole).toBe(parts);
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+});

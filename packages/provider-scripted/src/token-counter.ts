@@ -1,0 +1,93 @@
+import type { Message, ModelRequest, ToolCall, ToolSpec } from '@org/core';
+import { Tiktoken } from 'js-tiktoken/lite';
+import o200kBase from 'js-tiktoken/ranks/o200k_base';
+
+/**
+ * Framing tokens added per message (role markers and separators), as OpenAI documents for its chat models.
+ * Constants rather than per-provider guesses: they make every count a sum of independent parts, so expected
+ * counts can be derived analytically.
+ */
+export const MESSAGE_OVERHEAD_TOKENS = 3;
+/** Framing tokens added per tool call inside an assistant message. */
+export const TOOL_CALL_OVERHEAD_TOKENS = 3;
+/** Tokens that prime the reply, added once per request. */
+export const REQUEST_OVERHEAD_TOKENS = 3;
+
+let encoder: Tiktoken | undefined;
+
+// Building the encoder parses ~200k ranks (tens of milliseconds); do it once per process, on first use.
+function getEncoder(): Tiktoken {
+  encoder ??= new Tiktoken(o200kBase);
+  return encoder;
+}
+
+/**
+ * Counts the tokens of a text with the o200k_base tokenizer (GPT-4o and later). Special-token text such as
+ * `<|endoftext|>` is counted as ordinary text, as a provider counts user content.
+ *
+ * @example
+ * countTokens('hello world'); // 2
+ */
+export function countTokens(text: string): number {
+  if (text === '') return 0;
+  return getEncoder().encode(text, [], []).length;
+}
+
+/** Tokens of one tool call as it appears in an assistant message (or a response): name and raw arguments. */
+export function countToolCallTokens(toolCall: Pick<ToolCall, 'toolName' | 'arguments'>): number {
+  return TOOL_CALL_OVERHEAD_TOKENS + countTokens(toolCall.toolName) + countTokens(toolCall.arguments);
+}
+
+/**
+ * Tokens of one message as a provider receives it: framing, the text, and for an assistant message each tool
+ * call. Tool-call ids are not counted (they are opaque handles providers map to their own short ids).
+ */
+export function countMessageTokens(message: Message): number {
+  const calls = message.role === 'assistant' ? (message.toolCalls ?? []) : [];
+  return (
+    MESSAGE_OVERHEAD_TOKENS +
+    countTokens(message.content) +
+    calls.reduce((sum, call) => sum + countToolCallTokens(call), 0)
+  );
+}
+
+/** The JSON text a provider receives for one tool: `{"name", "description", "parameters"}`. */
+export function renderToolSpec(spec: ToolSpec): string {
+  return JSON.stringify({ name: spec.name, description: spec.description, parameters: spec.inputSchema });
+}
+
+/** Tokens of one tool definition: its JSON text (`renderToolSpec`). */
+export function countToolSpecTokens(spec: ToolSpec): number {
+  return countTokens(renderToolSpec(spec));
+}
+
+/**
+ * Input tokens of a request: the reply priming, every message (system prompt, history, task) and every tool
+ * schema. The sum of independent parts, so `countRequestTokens({messages: [...a, ...b]})` equals the count of
+ * `a` plus the message counts of `b`. Pass `includeTools: false` when the model does not receive the tools.
+ *
+ * @example
+ * const inputTokens = countRequestTokens({ messages, tools: registry.specs() });
+ */
+export function countRequestTokens(
+  request: Pick<ModelRequest, 'messages' | 'tools'>,
+  options: { includeTools?: boolean } = {},
+): number {
+  const tools = options.includeTools === false ? [] : (request.tools ?? []);
+  return (
+    REQUEST_OVERHEAD_TOKENS +
+    request.messages.reduce((sum, message) => sum + countMessageTokens(message), 0) +
+    tools.reduce((sum, spec) => sum + countToolSpecTokens(spec), 0)
+  );
+}
+
+/** Output tokens of an answer: its text plus each tool call (name and raw arguments). */
+export function countOutputTokens(answer: {
+  readonly text: string;
+  readonly toolCalls: readonly Pick<ToolCall, 'toolName' | 'arguments'>[];
+}): number {
+  return (
+    countTokens(answer.text) +
+    answer.toolCalls.reduce((sum, call) => sum + countTokens(call.toolName) + countTokens(call.arguments), 0)
+  );
+}
