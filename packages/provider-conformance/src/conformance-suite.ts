@@ -1,0 +1,48 @@
+import { assertLanguageModel, SPECIFICATION_VERSION } from '@org/core';
+import { describe, expect, it } from 'vitest';
+import { registerAbortCases } from './abort-cases.js';
+import { registerErrorCases } from './error-mapping-cases.js';
+import type { ConformanceHarness } from './harness.js';
+import { registerStreamCases } from './stream-cases.js';
+import { registerToolChoiceMatrix } from './tool-choice-matrix.js';
+import { withFixture } from './with-fixture.js';
+
+/**
+ * Registers the provider conformance suite as vitest `describe` / `it` blocks, inside a `describe` named after the
+ * harness. Call it at the top level of a test file. The cases:
+ *
+ * - the contract: `specificationVersion`, `assertLanguageModel`;
+ * - the matrix tool-choice mode × parallel calls on / off × history with and without tool calls × `generate` /
+ *   `stream`, checking the wire request (tool choice, parallel flag, tools, history pairing) and the calls parsed back;
+ *   refusals before sending (unknown named tool, unpaired history);
+ * - `stream()` collected equals `generate()`, and streams are well formed;
+ * - abort through the request's signal;
+ * - with `capabilities.errorReplies`: 429 with retry-after, 401, 403, 400 with the provider's message, 500, 503,
+ *   context length; with `capabilities.disconnects`: a connection lost mid-stream.
+ *
+ * @example
+ * // packages/provider-acme/src/conformance.test.ts
+ * import { runConformanceSuite } from '@org/provider-conformance';
+ * import { createAcmeHarness } from './test-utils/acme-harness.js';
+ *
+ * runConformanceSuite(createAcmeHarness());
+ */
+export function runConformanceSuite(harness: ConformanceHarness): void {
+  describe(`provider conformance: ${harness.name}`, () => {
+    describe('contract', () => {
+      it(`implements LanguageModel specification ${SPECIFICATION_VERSION}`, async () => {
+        await withFixture(harness, async (fixture) => {
+          expect(assertLanguageModel(fixture.model)).toBe(fixture.model);
+          expect(fixture.model.specificationVersion).toBe(SPECIFICATION_VERSION);
+          expect(typeof fixture.model.provider).toBe('string');
+          expect(fixture.model.provider.length).toBeGreaterThan(0);
+          expect(typeof fixture.model.modelId).toBe('string');
+        });
+      });
+    });
+    registerToolChoiceMatrix(harness);
+    registerStreamCases(harness);
+    registerAbortCases(harness);
+    registerErrorCases(harness);
+  });
+}

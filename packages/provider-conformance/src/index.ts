@@ -1,0 +1,21 @@
+export {
+  CONFORMANCE_TOOLS,
+  HISTORY_TOOL_CALLS,
+  HISTORY_WITH_TOOL_CALLS,
+  HISTORY_WITHOUT_TOOL_CALLS,
+} from './conformance-fixtures.js';
+export { runConformanceSuite } from './conformance-suite.js';
+export type {
+  ConformanceFixture,
+  ConformanceHarness,
+  DisconnectReply,
+  ErrorReply,
+  HarnessCapabilities,
+  ResponseReply,
+  ScriptedReply,
+  StallReply,
+  WireMessage,
+  WireRequest,
+  WireToolChoice,
+} from './harness.js';
+export { projectModelRequest } from './project-model-request.js';
