@@ -1,0 +1,289 @@
+import {
+  type BedrockRuntimeClient,
+  ConverseCommand,
+  type ConverseCommandInput,
+  type ConverseResponse,
+  ConverseStreamCommand,
+  type ConverseStreamOutput,
+} from '@aws-sdk/client-bedrock-runtime';
+import {
+  type Adjustment,
+  assertToolCallPairing,
+  errorMessageOf,
+  type LanguageModel,
+  type ModelCapabilities,
+  type ModelRequest,
+  type ModelResponse,
+  mergeCapabilities,
+  OrgError,
+  ProviderError,
+  SPECIFICATION_VERSION,
+  type StreamPart,
+  ToolChoice,
+  UnsupportedToolChoiceError,
+} from '@org/core';
+import {
+  type BedrockModelSettings,
+  DEFAULT_BEDROCK_CAPABILITIES,
+  NONE_TOOL_CHOICE_POLICIES,
+  type NoneToolChoicePolicy,
+} from './bedrock-model-settings.js';
+import { ConverseStreamAssembler } from './converse-stream-assembler.js';
+import { convertMessages } from './convert-messages.js';
+import { InvalidBedrockOptionsError } from './invalid-bedrock-options-error.js';
+import { BEDROCK_PROVIDER, mapBedrockError, unsupportedToolChoiceMode } from './map-bedrock-error.js';
+import { mapConverseResponse } from './map-converse-response.js';
+import { type PreparedTools, prepareTools } from './prepare-tool-config.js';
+import { readBedrockProviderOptions } from './read-provider-options.js';
+import {
+  type ResolvedRetryOptions,
+  type RetryOptions,
+  resolveRetryOptions,
+  withRetries,
+} from './retry-policy.js';
+
+/** How a model reaches its client: created lazily, so importing the default instance has no side effect. */
+export interface BedrockClientSource {
+  readonly getClient: () => BedrockRuntimeClient;
+  /** Called before every request, so secrets resolved by the credential chain get registered for redaction. */
+  readonly beforeRequest: (client: BedrockRuntimeClient) => Promise<void>;
+  readonly clientSupplied: boolean;
+  readonly retry: RetryOptions | undefined;
+}
+
+interface PreparedRequest {
+  readonly input: ConverseCommandInput;
+  readonly tools: PreparedTools;
+  readonly adjustments: readonly Adjustment[];
+}
+
+/**
+ * A Bedrock model behind the `LanguageModel` contract, over Converse (`generate`) and ConverseStream (`stream`).
+ * Created by a provider: `bedrock('anthropic.claude-3-5-sonnet-20240620-v1:0')`.
+ *
+ * @example
+ * const model = createBedrock({ region: 'us-east-1' })('us.amazon.nova-pro-v1:0');
+ * const response = await model.generate({ messages: [{ role: 'user', content: 'Hi' }] });
+ */
+export class BedrockLanguageModel implements LanguageModel {
+  readonly specificationVersion = SPECIFICATION_VERSION;
+  readonly provider = BEDROCK_PROVIDER;
+  readonly modelId: string;
+  readonly capabilities: ModelCapabilities;
+  private readonly settings: BedrockModelSettings;
+  private readonly source: BedrockClientSource;
+  private readonly retry: ResolvedRetryOptions;
+  private readonly nonePolicy: NoneToolChoicePolicy;
+
+  constructor(modelId: string, settings: BedrockModelSettings, source: BedrockClientSource) {
+    if (typeof modelId !== 'string' || modelId.trim() === '') {
+      throw new InvalidBedrockOptionsError({
+        option: 'modelId',
+        value: modelId,
+        expected: 'a model id, an inference profile id or an ARN',
+      });
+    }
+    const policy = settings.noneToolChoicePolicy ?? 'instruct-and-reject';
+    if (!NONE_TOOL_CHOICE_POLICIES.includes(policy)) {
+      throw new InvalidBedrockOptionsError({
+        option: 'noneToolChoicePolicy',
+        value: policy,
+        expected: NONE_TOOL_CHOICE_POLICIES.map((value) => `'${value}'`).join(', '),
+        accepted: NONE_TOOL_CHOICE_POLICIES,
+      });
+    }
+    this.modelId = modelId;
+    this.settings = settings;
+    this.source = source;
+    this.nonePolicy = policy;
+    this.capabilities = mergeCapabilities(DEFAULT_BEDROCK_CAPABILITIES, settings.capabilities);
+    this.retry = resolveRetryOptions(settings.retry ?? source.retry, {
+      clientSupplied: source.clientSupplied,
+    });
+  }
+
+  async generate(request: ModelRequest): Promise<ModelResponse> {
+    let prepared = this.prepare(request, false);
+    let output: ConverseResponse;
+    try {
+      output = await this.send(
+        (client, options) => client.send(new ConverseCommand(prepared.input), options),
+        request,
+      );
+    } catch (error) {
+      prepared = this.fallbackOrThrow(error, request);
+      const retried = prepared;
+      output = await this.send(
+        (client, options) => client.send(new ConverseCommand(retried.input), options),
+        request,
+      );
+    }
+    return mapConverseResponse(output, {
+      names: prepared.tools.names,
+      callPolicy: prepared.tools.callPolicy,
+      adjustments: prepared.adjustments,
+      includeRawResponse: request.includeRawResponse === true,
+    });
+  }
+
+  async *stream(request: ModelRequest): AsyncGenerator<StreamPart, void, undefined> {
+    // Closes the HTTP/2 stream when the consumer stops early, and follows the caller's signal.
+    const controller = new AbortController();
+    const onAbort = (): void => controller.abort(request.signal?.reason);
+    if (request.signal?.aborted) onAbort();
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    const linked: ModelRequest = { ...request, signal: controller.signal };
+    let finished = false;
+    try {
+      let prepared: PreparedRequest;
+      let events: AsyncIterable<ConverseStreamOutput>;
+      try {
+        prepared = this.prepare(request, false);
+        try {
+          events = await this.openStream(prepared, linked);
+        } catch (error) {
+          prepared = this.fallbackOrThrow(error, request);
+          events = await this.openStream(prepared, linked);
+        }
+      } catch (error) {
+        finished = true;
+        yield { type: 'error', error: toError(error, this.modelId) };
+        return;
+      }
+      const assembler = new ConverseStreamAssembler({
+        modelId: this.modelId,
+        names: prepared.tools.names,
+        callPolicy: prepared.tools.callPolicy,
+        adjustments: prepared.adjustments,
+      });
+      try {
+        for await (const event of events) {
+          for (const part of assembler.push(event)) yield part;
+          if (assembler.failed) {
+            finished = true;
+            return;
+          }
+        }
+      } catch (error) {
+        finished = true;
+        yield assembler.fail(error);
+        return;
+      }
+      finished = true;
+      yield assembler.end();
+    } finally {
+      request.signal?.removeEventListener('abort', onAbort);
+      if (!finished) controller.abort();
+    }
+  }
+
+  private async openStream(
+    prepared: PreparedRequest,
+    request: ModelRequest,
+  ): Promise<AsyncIterable<ConverseStreamOutput>> {
+    const response = await this.send(
+      (client, options) => client.send(new ConverseStreamCommand(prepared.input), options),
+      request,
+    );
+    if (response.stream === undefined) {
+      throw new ProviderError({
+        provider: BEDROCK_PROVIDER,
+        message: `Bedrock (${this.modelId}): ConverseStream answered without an event stream.`,
+      });
+    }
+    return response.stream;
+  }
+
+  private async send<T>(
+    call: (client: BedrockRuntimeClient, options: { abortSignal?: AbortSignal }) => Promise<T>,
+    request: ModelRequest,
+  ): Promise<T> {
+    const client = this.source.getClient();
+    return withRetries(
+      async () => {
+        await this.source.beforeRequest(client);
+        return call(client, request.signal === undefined ? {} : { abortSignal: request.signal });
+      },
+      this.retry,
+      request.signal,
+      (thrown) => mapBedrockError(thrown, { modelId: this.modelId }),
+    );
+  }
+
+  /**
+   * After a failed first attempt: when Bedrock said the model does not support the requested `any` / `tool`
+   * choice, either the request prepared with the mode emulated (opt-in) or an `UnsupportedToolChoiceError`.
+   * Any other error is rethrown.
+   */
+  private fallbackOrThrow(error: unknown, request: ModelRequest): PreparedRequest {
+    const cause = OrgError.isInstance(error) ? error.cause : error;
+    const mode = unsupportedToolChoiceMode(cause);
+    const requested = (request.toolChoice ?? ToolChoice.auto()).type;
+    if (mode === undefined || mode !== requested) throw error;
+    if (this.settings.emulateUnsupportedToolChoice !== true) {
+      throw new UnsupportedToolChoiceError({
+        provider: BEDROCK_PROVIDER,
+        modelId: this.modelId,
+        mode,
+        message:
+          `Model '${this.modelId}' on bedrock rejected tool choice '${mode}' (${errorMessageOf(cause)}). ` +
+          `Declare capabilities: { toolChoice: { ${mode}: 'emulated' } } or set emulateUnsupportedToolChoice: true.`,
+        cause: error,
+      });
+    }
+    return this.prepare(request, true);
+  }
+
+  private prepare(request: ModelRequest, forceEmulation: boolean): PreparedRequest {
+    assertToolCallPairing(request.messages);
+    const bedrockOptions = readBedrockProviderOptions(request.providerOptions);
+    const tools = prepareTools({
+      modelId: this.modelId,
+      tools: request.tools ?? [],
+      toolChoice: request.toolChoice ?? ToolChoice.auto(),
+      messages: request.messages,
+      capabilities: this.capabilities,
+      noneToolChoicePolicy: this.nonePolicy,
+      forceEmulation,
+    });
+    const converted = convertMessages(request.messages, {
+      names: tools.names,
+      toolHistory: tools.toolHistory,
+    });
+    const system = [
+      ...converted.system,
+      ...(tools.instruction === undefined ? [] : [{ text: tools.instruction }]),
+    ];
+    const inferenceConfig = {
+      ...(request.maxOutputTokens === undefined ? {} : { maxTokens: request.maxOutputTokens }),
+      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+      ...(request.stopSequences === undefined ? {} : { stopSequences: [...request.stopSequences] }),
+      ...(bedrockOptions.topP === undefined ? {} : { topP: bedrockOptions.topP }),
+    };
+    const adjustments: Adjustment[] = [...tools.adjustments, ...converted.adjustments];
+    if (request.parallelToolCalls === false) {
+      adjustments.push({
+        kind: 'setting-ignored',
+        message:
+          'Converse has no switch for parallel tool calls; parallelToolCalls: false was not sent, and the model may ' +
+          'still return several calls in one turn.',
+        details: { setting: 'parallelToolCalls', value: false },
+      });
+    }
+    const input: ConverseCommandInput = {
+      modelId: this.modelId,
+      messages: converted.messages,
+      ...(system.length === 0 ? {} : { system }),
+      ...(tools.toolConfig === undefined ? {} : { toolConfig: tools.toolConfig }),
+      ...(Object.keys(inferenceConfig).length === 0 ? {} : { inferenceConfig }),
+      ...bedrockOptions.passthrough,
+    };
+    return { input, tools, adjustments };
+  }
+}
+
+/** Anything thrown while preparing or opening a call, as a member of the core error family. */
+function toError(thrown: unknown, modelId: string): Error {
+  if (OrgError.isInstance(thrown)) return thrown as Error;
+  return mapBedrockError(thrown, { modelId }).error;
+}

@@ -1,0 +1,268 @@
+import type { ConverseStreamOutput, TokenUsage } from '@aws-sdk/client-bedrock-runtime';
+import {
+  AbortedError,
+  type Adjustment,
+  errorMessageOf,
+  type FinishReason,
+  IncompleteToolCallError,
+  OrgError,
+  ProviderError,
+  ProviderUnavailableError,
+  StreamInterruptedError,
+  type StreamPart,
+  type ToolCall,
+} from '@org/core';
+import { BEDROCK_PROVIDER, mapBedrockError } from './map-bedrock-error.js';
+import { mapUsage } from './map-converse-response.js';
+import { mapStopReason } from './map-stop-reason.js';
+import type { ToolCallPolicy } from './prepare-tool-config.js';
+import { isRejectedToolCall, reportToolCallPolicy } from './tool-call-policy.js';
+import type { ToolNameMap } from './tool-names.js';
+
+interface ToolBlock {
+  readonly index: number;
+  readonly id: string;
+  readonly toolName: string;
+  readonly rejected: boolean;
+  arguments: string;
+  stopped: boolean;
+}
+
+/** What the assembler needs to know about the request. */
+export interface StreamAssemblerContext {
+  readonly modelId: string;
+  readonly names: ToolNameMap;
+  readonly callPolicy: ToolCallPolicy;
+  /** Adjustments made while preparing the request; repeated on the `finish` part. */
+  readonly adjustments: readonly Adjustment[];
+}
+
+/**
+ * Turns decoded ConverseStream events into core stream parts.
+ *
+ * - Text deltas are passed on as they come, with or without a `contentBlockStart` for their block.
+ * - A `toolUse` block is announced by `contentBlockStart`, its input arrives as string fragments in
+ *   `contentBlockDelta`s of the same `contentBlockIndex` (blocks may interleave), and it ends at `contentBlockStop`.
+ *   Complete calls are emitted as `tool-call` parts at `messageStop`, so a stream that breaks earlier surfaces no
+ *   tool call at all; a call cut by `max_tokens` becomes an `IncompleteToolCallError`.
+ * - `messageStop` and `metadata` may come in either order; the `finish` part is emitted at the end of the stream.
+ * - Unknown events are ignored (the SDK already drops event types it does not model).
+ *
+ * @example
+ * const assembler = new ConverseStreamAssembler({ modelId, names, callPolicy, adjustments: [] });
+ * for await (const event of response.stream) yield* assembler.push(event);
+ * yield assembler.end();
+ */
+export class ConverseStreamAssembler {
+  private readonly context: StreamAssemblerContext;
+  private readonly toolBlocks = new Map<number, ToolBlock>();
+  private readonly accepted: ToolCall[] = [];
+  private readonly rejected: ToolCall[] = [];
+  private text = '';
+  private stopReason: string | undefined;
+  private messageStopped = false;
+  private usage: TokenUsage | undefined;
+  private failure: StreamPart | undefined;
+
+  constructor(context: StreamAssemblerContext) {
+    this.context = context;
+  }
+
+  /** The text received so far. */
+  get partialText(): string {
+    return this.text;
+  }
+
+  /** Whether the stream already failed; no further part will be produced but the error part. */
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
+  /** The parts one event produces. After a failure, returns nothing (the caller yields `end()`). */
+  push(event: ConverseStreamOutput): StreamPart[] {
+    if (this.failure !== undefined) return [];
+    if (event.contentBlockStart !== undefined) {
+      const { contentBlockIndex: index = 0, start } = event.contentBlockStart;
+      const toolUse = start?.toolUse;
+      if (toolUse === undefined) return [];
+      if (this.toolBlocks.has(index)) {
+        return this.malformed(`contentBlockStart for content block ${index}, which had already started`);
+      }
+      const toolName = this.context.names.fromWire(toolUse.name ?? '');
+      const block: ToolBlock = {
+        index,
+        id: toolUse.toolUseId ?? '',
+        toolName,
+        rejected: isRejectedToolCall(this.context.callPolicy, toolName),
+        arguments: '',
+        stopped: false,
+      };
+      this.toolBlocks.set(index, block);
+      return block.rejected ? [] : [{ type: 'tool-call-start', toolCallId: block.id, toolName }];
+    }
+    if (event.contentBlockDelta !== undefined) {
+      const { contentBlockIndex: index = 0, delta } = event.contentBlockDelta;
+      if (delta?.toolUse !== undefined) {
+        const block = this.toolBlocks.get(index);
+        if (block === undefined || block.stopped) {
+          return this.malformed(
+            `a toolUse input fragment for content block ${index}, which is not an open tool call`,
+          );
+        }
+        const fragment = delta.toolUse.input ?? '';
+        block.arguments += fragment;
+        if (block.rejected || fragment === '') return [];
+        return [{ type: 'tool-call-delta', toolCallId: block.id, argumentsDelta: fragment }];
+      }
+      if (typeof delta?.text === 'string' && delta.text !== '') {
+        this.text += delta.text;
+        return [{ type: 'text-delta', delta: delta.text }];
+      }
+      return [];
+    }
+    if (event.contentBlockStop !== undefined) {
+      const block = this.toolBlocks.get(event.contentBlockStop.contentBlockIndex ?? 0);
+      if (block !== undefined) block.stopped = true;
+      return [];
+    }
+    if (event.messageStop !== undefined) {
+      this.messageStopped = true;
+      this.stopReason = event.messageStop.stopReason;
+      return this.releaseToolCalls();
+    }
+    if (event.metadata !== undefined) {
+      this.usage = event.metadata.usage ?? this.usage;
+      return [];
+    }
+    const inStreamError =
+      event.throttlingException ??
+      event.modelStreamErrorException ??
+      event.serviceUnavailableException ??
+      event.internalServerException ??
+      event.validationException;
+    if (inStreamError !== undefined) {
+      const name = Object.keys(event).find(
+        (key) => (event as unknown as Record<string, unknown>)[key] === inStreamError,
+      );
+      const named = Object.assign(new Error(inStreamError.message ?? 'in-stream exception'), {
+        name: name === undefined ? 'Error' : name.charAt(0).toUpperCase() + name.slice(1),
+      });
+      return [this.fail(named)];
+    }
+    return [];
+  }
+
+  /** The last part of a stream that ended without an exception: `finish`, or an error if it ended too early. */
+  end(): StreamPart {
+    if (this.failure !== undefined) return this.failure;
+    if (!this.messageStopped) {
+      const open = [...this.toolBlocks.values()].filter((block) => !block.rejected);
+      return this.setFailure(
+        new StreamInterruptedError({
+          provider: BEDROCK_PROVIDER,
+          message:
+            `Bedrock (${this.context.modelId}): the stream ended before messageStop` +
+            (open.length > 0
+              ? `; ${open.length} tool call(s) in it were not surfaced (${open.map((block) => `'${block.toolName}'`).join(', ')}).`
+              : '.'),
+          partialText: this.text,
+        }),
+      );
+    }
+    const rawFinishReason = this.stopReason;
+    let finishReason: FinishReason = mapStopReason(rawFinishReason);
+    if (finishReason === 'tool-calls' && this.accepted.length === 0) finishReason = 'stop';
+    return {
+      type: 'finish',
+      finishReason,
+      ...(rawFinishReason === undefined ? {} : { rawFinishReason }),
+      usage: mapUsage(this.usage),
+      adjustments: [
+        ...this.context.adjustments,
+        ...reportToolCallPolicy(this.context.callPolicy, this.accepted, this.rejected),
+      ],
+    };
+  }
+
+  /**
+   * The error part for an exception thrown while reading the stream (an in-stream exception, a broken frame, a
+   * reset connection). Modeled exceptions map onto their core errors; transport and decoding failures become a
+   * `StreamInterruptedError` carrying the text received so far.
+   */
+  fail(thrown: unknown): StreamPart {
+    if (this.failure !== undefined) return this.failure;
+    const { error } = mapBedrockError(thrown, { modelId: this.context.modelId });
+    const name = (thrown as { name?: unknown } | null)?.name;
+    const interrupted =
+      name === 'ModelStreamErrorException' ||
+      (ProviderUnavailableError.isInstance(error) && error.providerCode === 'connection_error') ||
+      (ProviderError.isInstance(error) && error.code === 'provider_error') ||
+      !OrgError.isInstance(error);
+    if (interrupted && !AbortedError.isInstance(error)) {
+      return this.setFailure(
+        new StreamInterruptedError({
+          provider: BEDROCK_PROVIDER,
+          message:
+            `Bedrock (${this.context.modelId}): the stream broke after ${this.text.length} character(s) of text: ` +
+            errorMessageOf(thrown),
+          partialText: this.text,
+          cause: thrown,
+          ...(typeof name === 'string' && name !== '' ? { providerCode: name } : {}),
+        }),
+      );
+    }
+    return this.setFailure(error);
+  }
+
+  private releaseToolCalls(): StreamPart[] {
+    const parts: StreamPart[] = [];
+    const blocks = [...this.toolBlocks.values()].sort((left, right) => left.index - right.index);
+    const lastIndex = Math.max(-1, ...this.toolBlocks.keys());
+    for (const block of blocks) {
+      const cut = !block.stopped || (this.stopReason === 'max_tokens' && block.index === lastIndex);
+      if (cut) {
+        if (block.rejected) continue;
+        return [
+          ...parts,
+          this.setFailure(
+            new IncompleteToolCallError({
+              toolCallId: block.id,
+              toolName: block.toolName,
+              partialArguments: block.arguments,
+              finishReason: mapStopReason(this.stopReason),
+            }),
+          ),
+        ];
+      }
+      // Bedrock sends an empty input for a tool without parameters.
+      const call: ToolCall = { id: block.id, toolName: block.toolName, arguments: block.arguments || '{}' };
+      if (block.rejected) {
+        this.rejected.push(call);
+      } else {
+        this.accepted.push(call);
+        parts.push({ type: 'tool-call', toolCall: call });
+      }
+    }
+    return parts;
+  }
+
+  private malformed(what: string): StreamPart[] {
+    return [
+      this.setFailure(
+        new StreamInterruptedError({
+          provider: BEDROCK_PROVIDER,
+          providerCode: 'malformed_event_stream',
+          retryable: false,
+          message: `Bedrock (${this.context.modelId}): malformed event stream: ${what}.`,
+          partialText: this.text,
+        }),
+      ),
+    ];
+  }
+
+  private setFailure(error: Error): StreamPart {
+    const part: StreamPart = { type: 'error', error };
+    this.failure = part;
+    return part;
+  }
+}
