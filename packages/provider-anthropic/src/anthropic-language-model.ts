@@ -1,0 +1,169 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { Message } from '@anthropic-ai/sdk/resources/messages';
+import {
+  AbortedError,
+  type LanguageModel,
+  type ModelCapabilities,
+  type ModelRequest,
+  type ModelResponse,
+  type OrgError,
+  SPECIFICATION_VERSION,
+  type StreamPart,
+} from '@org/core';
+import { type BuiltRequest, buildRequest } from './build-request.js';
+import { type ErrorContext, mapAnthropicError } from './map-error.js';
+import { mapMessage } from './map-response.js';
+import { type ResolvedRetryOptions, withRetries } from './retry.js';
+import { StreamAssembler, type StreamEvent } from './stream-assembler.js';
+
+/** What a model needs from its provider: the SDK client (created on first use) and the shared settings. */
+export interface AnthropicModelConfig {
+  readonly getClient: () => Anthropic;
+  readonly retry: () => ResolvedRetryOptions;
+  readonly capabilities: ModelCapabilities;
+  readonly defaultMaxOutputTokens: number | undefined;
+}
+
+/**
+ * A `LanguageModel` over the Anthropic Messages API. Create it with `anthropic(modelId)` or
+ * `createAnthropic(options)(modelId)`; see the package README for the wire mapping.
+ *
+ * `generate` sends one non-streaming request; `stream` reads the SSE stream and yields core parts, ending with
+ * exactly one `finish` or `error` part (it never throws). Requests that fail before the answer starts are retried
+ * by the adapter (the SDK's own retries are turned off per request so that the retry budget is honoured).
+ */
+export class AnthropicLanguageModel implements LanguageModel {
+  readonly specificationVersion = SPECIFICATION_VERSION;
+  readonly provider = 'anthropic';
+  readonly modelId: string;
+  readonly capabilities: ModelCapabilities;
+  readonly #config: AnthropicModelConfig;
+
+  constructor(modelId: string, config: AnthropicModelConfig) {
+    this.modelId = modelId;
+    this.capabilities = config.capabilities;
+    this.#config = config;
+  }
+
+  async generate(request: ModelRequest): Promise<ModelResponse> {
+    const built = this.#build(request);
+    const client = this.#client(request.signal);
+    const message = await withRetries<Message>(
+      async () =>
+        client.messages.create(
+          { ...built.body, stream: false },
+          { maxRetries: 0, signal: request.signal ?? null },
+        ),
+      {
+        retry: this.#config.retry(),
+        signal: request.signal,
+        mapError: (error) => this.#mapError(error, { phase: 'request', built, signal: request.signal }),
+        operation: this.#operation(),
+      },
+    );
+    return mapMessage(message, {
+      adjustments: built.adjustments,
+      policy: built.policy,
+      includeRawResponse: request.includeRawResponse === true,
+    });
+  }
+
+  async *stream(request: ModelRequest): AsyncGenerator<StreamPart, void, undefined> {
+    let built: BuiltRequest;
+    let events: AsyncIterable<unknown>;
+    try {
+      built = this.#build(request);
+      const client = this.#client(request.signal);
+      events = await withRetries<AsyncIterable<unknown>>(
+        async () =>
+          client.messages.create(
+            { ...built.body, stream: true },
+            { maxRetries: 0, signal: request.signal ?? null },
+          ),
+        {
+          retry: this.#config.retry(),
+          signal: request.signal,
+          mapError: (error) => this.#mapError(error, { phase: 'request', built, signal: request.signal }),
+          operation: this.#operation(),
+        },
+      );
+    } catch (error) {
+      yield { type: 'error', error: this.#mapError(error, { phase: 'request', signal: request.signal }) };
+      return;
+    }
+
+    const assembler = new StreamAssembler({ policy: built.policy, adjustments: built.adjustments });
+    try {
+      for await (const event of events) {
+        const parts = assembler.push(
+          (typeof event === 'object' && event !== null ? event : {}) as StreamEvent,
+        );
+        for (const part of parts) yield part;
+        // Leaving the loop aborts the SDK's request: nothing after message_stop (or an error) is read.
+        if (assembler.isDone()) return;
+      }
+      // The SDK ends its iterator quietly when the request is aborted.
+      yield {
+        type: 'error',
+        error:
+          request.signal?.aborted === true
+            ? new AbortedError({ operation: this.#operation(), cause: request.signal.reason })
+            : assembler.endedEarly(),
+      };
+    } catch (error) {
+      yield {
+        type: 'error',
+        error: this.#mapError(error, {
+          phase: 'stream',
+          built,
+          signal: request.signal,
+          partialText: assembler.partialText,
+        }),
+      };
+    }
+  }
+
+  #build(request: ModelRequest): BuiltRequest {
+    return buildRequest({
+      request,
+      modelId: this.modelId,
+      capabilities: this.capabilities,
+      defaultMaxOutputTokens: this.#config.defaultMaxOutputTokens,
+    });
+  }
+
+  #client(signal: AbortSignal | undefined): Anthropic {
+    if (signal?.aborted === true)
+      throw new AbortedError({ operation: this.#operation(), cause: signal.reason });
+    return this.#config.getClient();
+  }
+
+  #operation(): string {
+    return `The Anthropic request to '${this.modelId}'`;
+  }
+
+  #mapError(
+    error: unknown,
+    options: {
+      phase: ErrorContext['phase'];
+      built?: BuiltRequest;
+      signal: AbortSignal | undefined;
+      partialText?: string;
+    },
+  ): OrgError {
+    let timeoutMs = 600_000;
+    try {
+      timeoutMs = this.#config.getClient().timeout;
+    } catch {
+      // The client could not be created; its error is the one being mapped.
+    }
+    return mapAnthropicError(error, {
+      phase: options.phase,
+      maxOutputTokens: options.built?.maxOutputTokens ?? 0,
+      timeoutMs,
+      modelId: this.modelId,
+      signal: options.signal,
+      ...(options.partialText === undefined ? {} : { partialText: options.partialText }),
+    });
+  }
+}

@@ -1,0 +1,181 @@
+import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk';
+import { type ModelCapabilitiesOverride, mergeCapabilities, registerSecret } from '@org/core';
+import { ANTHROPIC_CAPABILITIES } from './anthropic-capabilities.js';
+import { AnthropicLanguageModel } from './anthropic-language-model.js';
+import { InvalidProviderOptionsError } from './invalid-provider-options-error.js';
+import { defaultSleep, type ResolvedRetryOptions, type RetryOptions } from './retry.js';
+
+/** Options of `createAnthropic`. */
+export interface AnthropicProviderOptions {
+  /**
+   * A ready `Anthropic` client, used as is (its key, base URL, timeout, logger, middleware). Cannot be combined with
+   * `apiKey`, `baseURL`, `timeout`, `headers` or `clientOptions`, which configure a client the provider creates.
+   */
+  readonly client?: Anthropic;
+  /** Default: `process.env.ANTHROPIC_API_KEY`, read when the first request is made. */
+  readonly apiKey?: string;
+  /** Default: `process.env.ANTHROPIC_BASE_URL`, else `https://api.anthropic.com`. */
+  readonly baseURL?: string;
+  /** Per-attempt request timeout in milliseconds. Default: the SDK's (10 minutes). */
+  readonly timeout?: number;
+  /** Retries after a failed attempt (429, 5xx, 529, connection errors). Default: the client's, else 2. */
+  readonly maxRetries?: number;
+  /** Retry budget and backoff; see `RetryOptions`. */
+  readonly retry?: RetryOptions;
+  /** Extra headers sent with every request. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Any other option of the SDK client this provider creates (`logger`, `logLevel`, `fetch`, ...). */
+  readonly clientOptions?: Omit<ClientOptions, 'apiKey' | 'baseURL' | 'timeout' | 'maxRetries'>;
+}
+
+/** Per-model settings, the second argument of the provider function. */
+export interface AnthropicModelSettings {
+  /** Overrides of the declared capabilities, e.g. for an Anthropic-compatible server with fewer features. */
+  readonly capabilities?: ModelCapabilitiesOverride;
+  /** `max_tokens` for requests that do not set `maxOutputTokens`. Default 4096 (`DEFAULT_MAX_OUTPUT_TOKENS`). */
+  readonly maxOutputTokens?: number;
+}
+
+/** A configured Anthropic provider: call it with a model id to get a `LanguageModel`. */
+export interface AnthropicProvider {
+  (modelId: string, settings?: AnthropicModelSettings): AnthropicLanguageModel;
+  /** The same as calling the provider. */
+  languageModel(modelId: string, settings?: AnthropicModelSettings): AnthropicLanguageModel;
+}
+
+const CLIENT_CONFLICTS = ['apiKey', 'baseURL', 'timeout', 'headers', 'clientOptions'] as const;
+
+/**
+ * Creates an Anthropic provider. The SDK client is created on the first request (so the default instance can be
+ * imported before `ANTHROPIC_API_KEY` is set), and its key is registered with `registerSecret`, so no error, event
+ * or log line of this library ever shows it.
+ *
+ * @example
+ * import { createAnthropic } from '@org/provider-anthropic';
+ *
+ * const provider = createAnthropic({ apiKey: process.env.MY_KEY, maxRetries: 3 });
+ * const model = provider('claude-sonnet-5-5');
+ * const response = await model.generate({ messages: [{ role: 'user', content: 'Hello' }] });
+ *
+ * @example
+ * // A ready client (custom fetch, middleware, logger...) is used as is.
+ * const provider = createAnthropic({ client: new Anthropic({ apiKey, logLevel: 'debug' }) });
+ */
+export function createAnthropic(options: AnthropicProviderOptions = {}): AnthropicProvider {
+  validateOptions(options);
+  const given = options.client;
+  if (given !== undefined) registerSecret(given.apiKey);
+  if (options.apiKey !== undefined) registerSecret(options.apiKey);
+
+  let client: Anthropic | undefined = given;
+  const getClient = (): Anthropic => {
+    if (client !== undefined) return client;
+    const apiKey = options.apiKey ?? readEnvironment('ANTHROPIC_API_KEY');
+    registerSecret(apiKey);
+    client = new Anthropic({
+      ...options.clientOptions,
+      ...(apiKey === undefined ? {} : { apiKey }),
+      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+      ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+      ...(options.headers === undefined ? {} : { defaultHeaders: { ...options.headers } }),
+    });
+    return client;
+  };
+
+  let retry: ResolvedRetryOptions | undefined;
+  const resolveRetry = (): ResolvedRetryOptions => {
+    retry ??= {
+      maxRetries: options.maxRetries ?? client?.maxRetries ?? 2,
+      maxWaitMs: options.retry?.maxWaitMs ?? 60_000,
+      initialDelayMs: options.retry?.initialDelayMs ?? 500,
+      maxDelayMs: options.retry?.maxDelayMs ?? 8_000,
+      sleep: options.retry?.sleep ?? defaultSleep,
+    };
+    return retry;
+  };
+
+  const languageModel = (modelId: string, settings: AnthropicModelSettings = {}): AnthropicLanguageModel => {
+    if (typeof modelId !== 'string' || modelId.trim() === '') {
+      throw new InvalidProviderOptionsError({
+        option: 'modelId',
+        message: `An Anthropic model id must be a non-empty string, e.g. 'claude-sonnet-5-5'; got ${JSON.stringify(modelId) ?? String(modelId)}.`,
+      });
+    }
+    if (settings.maxOutputTokens !== undefined) {
+      assertPositiveInteger('settings.maxOutputTokens', settings.maxOutputTokens);
+    }
+    return new AnthropicLanguageModel(modelId, {
+      getClient,
+      retry: resolveRetry,
+      capabilities: mergeCapabilities(ANTHROPIC_CAPABILITIES, settings.capabilities),
+      defaultMaxOutputTokens: settings.maxOutputTokens,
+    });
+  };
+
+  const provider = (modelId: string, settings?: AnthropicModelSettings): AnthropicLanguageModel =>
+    languageModel(modelId, settings);
+  provider.languageModel = languageModel;
+  return provider;
+}
+
+/**
+ * The default provider: the key from `ANTHROPIC_API_KEY`, the SDK's defaults otherwise.
+ *
+ * @example
+ * import { anthropic } from '@org/provider-anthropic';
+ *
+ * const model = anthropic('claude-sonnet-5-5');
+ */
+export const anthropic: AnthropicProvider = createAnthropic();
+
+function validateOptions(options: AnthropicProviderOptions): void {
+  if (options.client !== undefined) {
+    const conflicts = CLIENT_CONFLICTS.filter((key) => options[key] !== undefined);
+    if (conflicts.length > 0) {
+      throw new InvalidProviderOptionsError({
+        option: conflicts[0] ?? 'client',
+        message:
+          `createAnthropic got a ready client and ${conflicts.map((key) => `'${key}'`).join(', ')}, which would be ` +
+          `ignored: configure the client itself, or leave out 'client' and let the provider create one.`,
+      });
+    }
+  }
+  if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || options.apiKey.trim() === '')) {
+    throw new InvalidProviderOptionsError({
+      option: 'apiKey',
+      message: `apiKey must be a non-empty string; leave it out to use ANTHROPIC_API_KEY.`,
+    });
+  }
+  if (options.maxRetries !== undefined) assertNonNegativeInteger('maxRetries', options.maxRetries);
+  if (options.timeout !== undefined) assertPositiveInteger('timeout', options.timeout);
+  if (options.retry?.maxWaitMs !== undefined)
+    assertNonNegativeInteger('retry.maxWaitMs', options.retry.maxWaitMs);
+  if (options.retry?.initialDelayMs !== undefined) {
+    assertNonNegativeInteger('retry.initialDelayMs', options.retry.initialDelayMs);
+  }
+  if (options.retry?.maxDelayMs !== undefined)
+    assertNonNegativeInteger('retry.maxDelayMs', options.retry.maxDelayMs);
+}
+
+function assertNonNegativeInteger(option: string, value: unknown): void {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new InvalidProviderOptionsError({
+      option,
+      message: `${option} must be a non-negative integer, got ${JSON.stringify(value) ?? String(value)}.`,
+    });
+  }
+}
+
+function assertPositiveInteger(option: string, value: unknown): void {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new InvalidProviderOptionsError({
+      option,
+      message: `${option} must be a positive integer, got ${JSON.stringify(value) ?? String(value)}.`,
+    });
+  }
+}
+
+function readEnvironment(name: string): string | undefined {
+  const value = globalThis.process?.env?.[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}

@@ -1,0 +1,87 @@
+import type { MessageCreateParamsBase, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import { type Adjustment, InvalidRequestError, type ModelCapabilities, type ModelRequest } from '@org/core';
+import { convertMessages } from './convert-messages.js';
+import { prepareTools } from './prepare-tools.js';
+import type { ToolCallPolicy } from './tool-call-policy.js';
+
+/**
+ * The `max_tokens` sent when neither the request (`maxOutputTokens`) nor the model settings name one. The Messages
+ * API requires the field; 4096 fits every current model's limit and stays far below the size at which the SDK
+ * refuses a non-streaming request (about 21 333 tokens).
+ */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+/** The body of a Messages request (without `stream`), and everything the adapter did to produce it. */
+export interface BuiltRequest {
+  readonly body: MessageCreateParamsBase;
+  readonly adjustments: readonly Adjustment[];
+  readonly policy: ToolCallPolicy;
+  readonly maxOutputTokens: number;
+}
+
+/**
+ * Builds the Messages API body for a core request: converted history and system prompt, tools and tool choice,
+ * `max_tokens`, stop sequences, and `providerOptions.anthropic` passed through (the fields the adapter sets win).
+ * `temperature` is not sent: API version 2026-10-21, which `@anthropic-ai/sdk` 1.x speaks, rejects sampling
+ * parameters with a 400; leaving it out is reported as `setting-ignored`.
+ */
+export function buildRequest(options: {
+  request: ModelRequest;
+  modelId: string;
+  capabilities: ModelCapabilities;
+  defaultMaxOutputTokens: number | undefined;
+}): BuiltRequest {
+  const { request, modelId } = options;
+  const maxOutputTokens =
+    request.maxOutputTokens ?? options.defaultMaxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+  if (!Number.isSafeInteger(maxOutputTokens) || maxOutputTokens < 1) {
+    throw new InvalidRequestError({
+      provider: 'anthropic',
+      message: `maxOutputTokens must be a positive integer (Anthropic's max_tokens), got ${String(maxOutputTokens)}.`,
+    });
+  }
+
+  const converted = convertMessages(request.messages);
+  const tools = prepareTools({
+    tools: request.tools,
+    toolChoice: request.toolChoice,
+    parallelToolCalls: request.parallelToolCalls,
+    capabilities: options.capabilities,
+    modelId,
+  });
+
+  const adjustments: Adjustment[] = [...converted.adjustments, ...tools.adjustments];
+  if (request.temperature !== undefined) {
+    adjustments.push({
+      kind: 'setting-ignored',
+      message:
+        `temperature ${request.temperature} was not sent: the Anthropic Messages API (version 2026-10-21, used by ` +
+        `@anthropic-ai/sdk 1.x) rejects temperature, top_p and top_k.`,
+      details: { setting: 'temperature', value: request.temperature },
+    });
+  }
+
+  const system: TextBlockParam[] = [...(converted.system ?? [])];
+  if (tools.systemInstruction !== undefined) system.push({ type: 'text', text: tools.systemInstruction });
+
+  const passthrough = request.providerOptions?.anthropic ?? {};
+  const body: MessageCreateParamsBase = {
+    ...(passthrough as Partial<MessageCreateParamsBase>),
+    model: modelId,
+    max_tokens: maxOutputTokens,
+    messages: converted.messages,
+    ...(system.length > 0 ? { system } : {}),
+    ...(tools.tools === undefined ? {} : { tools: tools.tools }),
+    ...(tools.toolChoice === undefined ? {} : { tool_choice: tools.toolChoice }),
+    ...(request.stopSequences === undefined || request.stopSequences.length === 0
+      ? {}
+      : { stop_sequences: [...request.stopSequences] }),
+  };
+
+  return {
+    body,
+    adjustments,
+    policy: { rejectAll: tools.rejectToolCalls, onlyToolName: tools.onlyToolName },
+    maxOutputTokens,
+  };
+}

@@ -1,0 +1,193 @@
+import type {
+  ContentBlockParam,
+  MessageParam,
+  TextBlockParam,
+  ToolResultBlockParam,
+  ToolUseBlockParam,
+} from '@anthropic-ai/sdk/resources/messages';
+import { type Adjustment, assertToolCallPairing, InvalidMessageHistoryError, type Message } from '@org/core';
+
+/** The Anthropic form of a conversation: the system prompt apart, then alternating user and assistant turns. */
+export interface ConvertedMessages {
+  /** One text block per system message, in order; absent when there is none. */
+  readonly system: TextBlockParam[] | undefined;
+  readonly messages: MessageParam[];
+  /** Every rewrite made to fit the API (merged turns, system messages moved, replaced arguments). */
+  readonly adjustments: Adjustment[];
+}
+
+interface PendingTurn {
+  role: 'user' | 'assistant';
+  content: ContentBlockParam[];
+  /** Indexes of the core messages that make up this turn. */
+  sources: number[];
+  /** Whether the turn so far holds only tool results (the normal shape of an answer to one assistant turn). */
+  onlyToolResults: boolean;
+}
+
+/**
+ * Converts core messages to the Messages API shape. Checks tool-call pairing first (`assertToolCallPairing`), so a
+ * history the API would reject fails here with `InvalidMessageHistoryError` naming the message.
+ *
+ * - System messages become the top-level `system` blocks. One that appears after the conversation started is moved
+ *   there too, which changes where the model sees it: reported as `history-rewritten`.
+ * - Tool messages become `tool_result` blocks (with `is_error` for failed tools) in a user turn.
+ * - Consecutive messages that land in the same role are merged into one turn, as the API requires alternating
+ *   turns; merging anything beyond the tool results of one assistant turn is reported as `history-rewritten`.
+ * - Tool-call arguments that are not a JSON object (a model's broken output, answered by an error result) are sent
+ *   as `{}` and reported, because the API only accepts an object as `tool_use.input`.
+ * - An assistant message with no text and no tool calls (a refusal, an empty answer) is left out and reported;
+ *   an empty user message is an error, because the API rejects empty text.
+ */
+export function convertMessages(messages: readonly Message[]): ConvertedMessages {
+  assertToolCallPairing(messages);
+
+  const systemBlocks: TextBlockParam[] = [];
+  const turns: PendingTurn[] = [];
+  const movedSystemMessages: number[] = [];
+  const droppedEmptyAssistant: number[] = [];
+  const replacedArguments: { messageIndex: number; toolCallId: string; toolName: string }[] = [];
+  let conversationStarted = false;
+
+  const append = (
+    role: 'user' | 'assistant',
+    blocks: ContentBlockParam[],
+    index: number,
+    isToolResult: boolean,
+  ): void => {
+    const last = turns[turns.length - 1];
+    if (last !== undefined && last.role === role) {
+      last.content.push(...blocks);
+      last.sources.push(index);
+      last.onlyToolResults = last.onlyToolResults && isToolResult;
+      return;
+    }
+    turns.push({ role, content: [...blocks], sources: [index], onlyToolResults: isToolResult });
+  };
+
+  messages.forEach((message, index) => {
+    switch (message.role) {
+      case 'system': {
+        if (conversationStarted) movedSystemMessages.push(index);
+        if (message.content !== '') systemBlocks.push({ type: 'text', text: message.content });
+        return;
+      }
+      case 'user': {
+        conversationStarted = true;
+        if (message.content === '') {
+          throw new InvalidMessageHistoryError({
+            message: `User message ${index} is empty; the Anthropic API rejects empty text. Remove it or give it content.`,
+            messageIndex: index,
+          });
+        }
+        append('user', [{ type: 'text', text: message.content }], index, false);
+        return;
+      }
+      case 'assistant': {
+        conversationStarted = true;
+        const blocks: ContentBlockParam[] = [];
+        if (message.content !== '') blocks.push({ type: 'text', text: message.content });
+        for (const call of message.toolCalls ?? []) {
+          const input = parseArgumentsObject(call.arguments);
+          if (input === undefined) {
+            replacedArguments.push({ messageIndex: index, toolCallId: call.id, toolName: call.toolName });
+          }
+          const block: ToolUseBlockParam = {
+            type: 'tool_use',
+            id: call.id,
+            name: call.toolName,
+            input: input ?? {},
+          };
+          blocks.push(block);
+        }
+        if (blocks.length === 0) {
+          droppedEmptyAssistant.push(index);
+          return;
+        }
+        append('assistant', blocks, index, false);
+        return;
+      }
+      case 'tool': {
+        conversationStarted = true;
+        const block: ToolResultBlockParam = {
+          type: 'tool_result',
+          tool_use_id: message.toolCallId,
+          ...(message.content === '' ? {} : { content: message.content }),
+          ...(message.isError === true ? { is_error: true } : {}),
+        };
+        append('user', [block], index, true);
+        return;
+      }
+    }
+  });
+
+  const adjustments: Adjustment[] = [];
+  const merged = turns
+    .filter((turn) => turn.sources.length > 1 && !turn.onlyToolResults)
+    .map((turn) => turn.sources);
+  if (merged.length > 0) {
+    adjustments.push({
+      kind: 'history-rewritten',
+      message:
+        `Merged consecutive messages of the same role into one turn (${merged
+          .map((group) => `messages ${group.join(', ')}`)
+          .join('; ')}), because the Anthropic API expects alternating user and assistant turns ` +
+        `and tool results travel in the user turn.`,
+      details: { reason: 'merged-consecutive-turns', mergedMessageIndexes: merged },
+    });
+  }
+  if (movedSystemMessages.length > 0) {
+    adjustments.push({
+      kind: 'history-rewritten',
+      message:
+        `Moved system message(s) ${movedSystemMessages.join(', ')} from the middle of the conversation into the ` +
+        `top-level system prompt, the only place the Anthropic Messages API takes instructions.`,
+      details: { reason: 'system-message-moved', messageIndexes: movedSystemMessages },
+    });
+  }
+  if (droppedEmptyAssistant.length > 0) {
+    adjustments.push({
+      kind: 'history-rewritten',
+      message:
+        `Left out assistant message(s) ${droppedEmptyAssistant.join(', ')}, which had no text and no tool calls ` +
+        `(the Anthropic API rejects empty turns).`,
+      details: { reason: 'empty-assistant-message-dropped', messageIndexes: droppedEmptyAssistant },
+    });
+  }
+  if (replacedArguments.length > 0) {
+    adjustments.push({
+      kind: 'history-rewritten',
+      message:
+        `Sent {} as the input of tool call(s) ${replacedArguments
+          .map((call) => `'${call.toolCallId}' (${call.toolName})`)
+          .join(', ')}, whose arguments were not a JSON object; the Anthropic API only accepts an object, ` +
+        `and the tool result already tells the model what was wrong.`,
+      details: { reason: 'tool-arguments-replaced', toolCalls: replacedArguments },
+    });
+  }
+
+  return {
+    system: systemBlocks.length > 0 ? systemBlocks : undefined,
+    messages: turns.map((turn) => ({ role: turn.role, content: simplify(turn.content) })),
+    adjustments,
+  };
+}
+
+/** A single text block is sent as a plain string, the API's own shorthand, which keeps requests readable. */
+function simplify(content: ContentBlockParam[]): string | ContentBlockParam[] {
+  const [only] = content;
+  if (content.length === 1 && only !== undefined && only.type === 'text') return only.text;
+  return content;
+}
+
+function parseArgumentsObject(text: string): Record<string, unknown> | undefined {
+  if (text.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+      return value as Record<string, unknown>;
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,14 @@
+export { ANTHROPIC_CAPABILITIES } from './anthropic-capabilities.js';
+export { AnthropicLanguageModel, type AnthropicModelConfig } from './anthropic-language-model.js';
+export {
+  type AnthropicModelSettings,
+  type AnthropicProvider,
+  type AnthropicProviderOptions,
+  anthropic,
+  createAnthropic,
+} from './anthropic-provider.js';
+export { DEFAULT_MAX_OUTPUT_TOKENS } from './build-request.js';
+export { InvalidProviderOptionsError } from './invalid-provider-options-error.js';
+export { MalformedStreamError, type MalformedStreamReason } from './malformed-stream-error.js';
+export type { RetryOptions } from './retry.js';
+export { StreamingRequiredError } from './streaming-required-error.js';

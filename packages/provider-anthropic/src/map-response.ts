@@ -1,0 +1,72 @@
+import type { Message } from '@anthropic-ai/sdk/resources/messages';
+import { type Adjustment, IncompleteToolCallError, type ModelResponse, type ToolCall } from '@org/core';
+import { mapFinishReason } from './map-finish-reason.js';
+import { mapUsage } from './map-usage.js';
+import {
+  isClientToolUse,
+  isToolCallAccepted,
+  rejectedToolCallsAdjustment,
+  type ToolCallPolicy,
+} from './tool-call-policy.js';
+
+/**
+ * Maps a complete Messages API answer onto a `ModelResponse`.
+ *
+ * Text blocks are concatenated; client `tool_use` blocks become `ToolCall`s with their `input` as JSON text. Blocks
+ * the server handled itself (server tools, MCP, code execution and the tool calls it makes, tool search, thinking)
+ * have no core counterpart and are left out by design; `includeRawResponse` keeps them.
+ *
+ * A `max_tokens` stop whose last block is a tool call means that call's input was cut off: this throws
+ * `IncompleteToolCallError` rather than return a call that must never run.
+ */
+export function mapMessage(
+  message: Message,
+  context: { adjustments: readonly Adjustment[]; policy: ToolCallPolicy; includeRawResponse: boolean },
+): ModelResponse {
+  const content = Array.isArray(message.content) ? message.content : [];
+  const last = content[content.length - 1];
+  if (
+    message.stop_reason === 'max_tokens' &&
+    last !== undefined &&
+    last.type === 'tool_use' &&
+    isClientToolUse(last) &&
+    isToolCallAccepted(context.policy, last.name)
+  ) {
+    throw new IncompleteToolCallError({
+      toolCallId: last.id,
+      toolName: last.name,
+      partialArguments: JSON.stringify(last.input ?? {}),
+      finishReason: 'max_tokens',
+    });
+  }
+
+  let text = '';
+  const toolCalls: ToolCall[] = [];
+  const rejected: ToolCall[] = [];
+  for (const block of content) {
+    if (block.type === 'text') {
+      text += block.text;
+    } else if (block.type === 'tool_use' && isClientToolUse(block)) {
+      const call: ToolCall = {
+        id: block.id,
+        toolName: block.name,
+        arguments: JSON.stringify(block.input ?? {}),
+      };
+      if (isToolCallAccepted(context.policy, call.toolName)) toolCalls.push(call);
+      else rejected.push(call);
+    }
+  }
+
+  const rejection = rejectedToolCallsAdjustment(context.policy, rejected);
+  const stopReason = message.stop_reason ?? undefined;
+  return {
+    text,
+    toolCalls,
+    finishReason: mapFinishReason(stopReason, toolCalls.length > 0),
+    ...(stopReason === undefined ? {} : { rawFinishReason: stopReason }),
+    usage: mapUsage(message.usage),
+    adjustments: rejection === undefined ? [...context.adjustments] : [...context.adjustments, rejection],
+    ...(typeof message.id === 'string' ? { responseId: message.id } : {}),
+    ...(context.includeRawResponse ? { rawResponse: message } : {}),
+  };
+}

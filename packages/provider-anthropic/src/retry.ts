@@ -1,0 +1,93 @@
+import { AbortedError, type OrgError, RateLimitError } from '@org/core';
+import { retryAfterMsFrom } from './map-error.js';
+
+/** How the adapter retries a request that failed before its answer started. */
+export interface RetryOptions {
+  /**
+   * The longest wait the adapter accepts before a retry. When the server asks for more (`retry-after: 3600`), the
+   * adapter fails at once with the error, whose `retryAfterMs` says how long to wait. Default 60 000.
+   */
+  readonly maxWaitMs?: number;
+  /** The first backoff delay when the server names none; doubled per retry. Default 500. */
+  readonly initialDelayMs?: number;
+  /** The longest backoff delay. Default 8 000. */
+  readonly maxDelayMs?: number;
+  /** Waits before a retry. Replace it to run retries on a virtual clock, or to observe the waits. */
+  readonly sleep?: (delayMs: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** Retry options with every default filled in. */
+export interface ResolvedRetryOptions {
+  readonly maxRetries: number;
+  readonly maxWaitMs: number;
+  readonly initialDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly sleep: (delayMs: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** Waits `delayMs`, or rejects with the signal's reason when it aborts first. */
+export function defaultSleep(delayMs: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, delayMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Runs `attempt` and retries it while the mapped error is retryable and the budget allows: the server's
+ * `retry-after-ms` / `retry-after` wait when it names one (failing fast when that exceeds `maxWaitMs`), otherwise
+ * exponential backoff with jitter. `x-should-retry` from the server overrides the decision either way (the mapping
+ * folds it into `retryable`).
+ */
+export async function withRetries<T>(
+  attempt: () => Promise<T>,
+  options: {
+    retry: ResolvedRetryOptions;
+    signal: AbortSignal | undefined;
+    mapError: (error: unknown) => OrgError;
+    operation: string;
+  },
+): Promise<T> {
+  for (let retriesDone = 0; ; retriesDone++) {
+    try {
+      return await attempt();
+    } catch (thrown) {
+      const error = options.mapError(thrown);
+      if (!error.retryable || AbortedError.isInstance(error) || retriesDone >= options.retry.maxRetries)
+        throw error;
+      const serverWait = serverRequestedWait(thrown, error);
+      if (serverWait !== undefined && serverWait > options.retry.maxWaitMs) throw error;
+      const delay = serverWait ?? backoff(retriesDone, options.retry);
+      try {
+        await options.retry.sleep(delay, options.signal);
+      } catch (reason) {
+        throw new AbortedError({ operation: options.operation, cause: reason });
+      }
+      if (options.signal?.aborted)
+        throw new AbortedError({ operation: options.operation, cause: options.signal.reason });
+    }
+  }
+}
+
+function serverRequestedWait(thrown: unknown, error: OrgError): number | undefined {
+  if (RateLimitError.isInstance(error) && error.retryAfterMs !== undefined) return error.retryAfterMs;
+  const headers = (thrown as { headers?: { get?(name: string): string | null } } | null)?.headers;
+  if (headers?.get === undefined) return undefined;
+  return retryAfterMsFrom((key) => headers.get?.(key) ?? undefined);
+}
+
+function backoff(retriesDone: number, retry: ResolvedRetryOptions): number {
+  const base = Math.min(retry.initialDelayMs * 2 ** retriesDone, retry.maxDelayMs);
+  return base * (1 - Math.random() * 0.25);
+}

@@ -1,0 +1,318 @@
+import { type Adjustment, IncompleteToolCallError, type StreamPart, type ToolCall } from '@org/core';
+import { MalformedStreamError } from './malformed-stream-error.js';
+import { mapFinishReason } from './map-finish-reason.js';
+import { type AnthropicUsageFields, mapUsage, mergeUsageFields } from './map-usage.js';
+import {
+  isClientToolUse,
+  isToolCallAccepted,
+  rejectedToolCallsAdjustment,
+  type ToolCallPolicy,
+} from './tool-call-policy.js';
+
+type BlockState =
+  | { readonly kind: 'text'; closed: boolean }
+  | {
+      readonly kind: 'tool';
+      readonly id: string;
+      readonly toolName: string;
+      /** The `input` of `content_block_start`, used when no `input_json_delta` follows. */
+      readonly startInput: unknown;
+      argumentsText: string;
+      sawDelta: boolean;
+      readonly accepted: boolean;
+      closed: boolean;
+    }
+  /** A block with no core counterpart (thinking, server tools, MCP, results, unknown types): read and left out. */
+  | { readonly kind: 'ignored'; closed: boolean };
+
+type ToolBlock = Extract<BlockState, { kind: 'tool' }>;
+
+/** A loosely typed stream event: the adapter reads only what it knows and ignores the rest. */
+export interface StreamEvent {
+  readonly type?: unknown;
+  readonly [field: string]: unknown;
+}
+
+/**
+ * Turns Messages API stream events into core stream parts, one event at a time.
+ *
+ * - Blocks are tracked per `index`: `content_block_start` / `content_block_delta` / `content_block_stop`.
+ * - A client `tool_use` block gets a `tool-call-start`, a `tool-call-delta` per non-empty `input_json_delta` (or one
+ *   carrying the whole `input` of `content_block_start` when no delta came), and a `tool-call` once it is known to be
+ *   complete: when a later block starts, or when the message stops for any reason but `max_tokens`. The last block of
+ *   a `max_tokens` stop was cut off, so a tool call there ends the stream with `IncompleteToolCallError` instead.
+ * - `ping` and unknown events are ignored; blocks the server handled (thinking, server tools, MCP) are left out.
+ * - Usage comes from `message_start`, updated by the cumulative counts of `message_delta`.
+ * - A repeated `message_start` for the same message is ignored; one for a different message while the first is
+ *   open is a `MalformedStreamError` (`spliced-message`), as is a delta for a block that never started.
+ *
+ * After `isDone()` turns true (a `finish` or `error` part was produced) no further event is read.
+ */
+export class StreamAssembler {
+  readonly #policy: ToolCallPolicy;
+  readonly #adjustments: readonly Adjustment[];
+  readonly #blocks = new Map<number, BlockState>();
+  #messageId: string | undefined;
+  #usage: AnthropicUsageFields | undefined;
+  #stopReason: string | undefined;
+  /** A closed tool block whose call is emitted once it is known not to be the one a `max_tokens` stop cut off. */
+  #held: ToolBlock | undefined;
+  /** The most recently started block. */
+  #lastBlock: BlockState | undefined;
+  #text = '';
+  #acceptedCalls = 0;
+  readonly #rejected: ToolCall[] = [];
+  #done = false;
+  #syntheticIndex = -1;
+
+  constructor(options: { policy: ToolCallPolicy; adjustments: readonly Adjustment[] }) {
+    this.#policy = options.policy;
+    this.#adjustments = options.adjustments;
+  }
+
+  /** Whether the stream reached its last part (`finish` or `error`). */
+  isDone(): boolean {
+    return this.#done;
+  }
+
+  /** The text received so far, for `StreamInterruptedError.partialText`. */
+  get partialText(): string {
+    return this.#text;
+  }
+
+  /** Consumes one event. Throws `MalformedStreamError` on a protocol violation. */
+  push(event: StreamEvent): StreamPart[] {
+    if (this.#done) return [];
+    switch (event.type) {
+      case 'message_start':
+        return this.#messageStart(event);
+      case 'content_block_start':
+        return this.#blockStart(numberField(event.index), objectField(event.content_block));
+      case 'content_block_delta':
+        return this.#blockDelta(event);
+      case 'content_block_stop':
+        return this.#blockStop(numberField(event.index), event.index);
+      case 'message_delta':
+        return this.#messageDelta(event);
+      case 'message_stop':
+        return this.#messageStop();
+      default:
+        // `ping`, and event types newer than this adapter.
+        return [];
+    }
+  }
+
+  /** The error for a stream that ended before `message_stop`. */
+  endedEarly(): MalformedStreamError {
+    this.#done = true;
+    return new MalformedStreamError({
+      reason: 'missing-message-stop',
+      message:
+        `The Anthropic stream ended without 'message_stop'` +
+        (this.#messageId === undefined ? ' (no message_start either)' : ` (message ${this.#messageId})`) +
+        `; ${this.#text.length} character(s) of text arrived, and no incomplete tool call was returned.`,
+      partialText: this.#text,
+    });
+  }
+
+  #malformed(reason: 'spliced-message' | 'unexpected-event', message: string): MalformedStreamError {
+    this.#done = true;
+    return new MalformedStreamError({ reason, message, partialText: this.#text });
+  }
+
+  #messageStart(event: StreamEvent): StreamPart[] {
+    const message = objectField(event.message);
+    const id = typeof message.id === 'string' ? message.id : undefined;
+    if (this.#messageId !== undefined || this.#lastBlock !== undefined) {
+      if (id !== undefined && id === this.#messageId) return [];
+      throw this.#malformed(
+        'spliced-message',
+        `The Anthropic stream started message '${id ?? '(no id)'}' while message '${this.#messageId ?? '(no id)'}' ` +
+          `was still open; the parts of the first cannot be trusted, so the stream was stopped.`,
+      );
+    }
+    this.#messageId = id;
+    this.#usage = objectField(message.usage) as AnthropicUsageFields;
+    // The API sends `content: []` here; should it ever carry blocks, they are read like streamed ones.
+    const parts: StreamPart[] = [];
+    const content = Array.isArray(message.content) ? message.content : [];
+    for (const block of content) {
+      const index = this.#syntheticIndex--;
+      parts.push(...this.#blockStart(index, objectField(block)), ...this.#blockStop(index, index));
+    }
+    return parts;
+  }
+
+  #blockStart(index: number | undefined, block: Record<string, unknown>): StreamPart[] {
+    if (index === undefined)
+      throw this.#malformed('unexpected-event', `content_block_start without an index.`);
+    const existing = this.#blocks.get(index);
+    if (existing !== undefined) {
+      throw this.#malformed(
+        'unexpected-event',
+        `content_block_start for block ${index}, which already started.`,
+      );
+    }
+    const parts = this.#releaseHeld();
+    let state: BlockState;
+    if (block.type === 'text') {
+      state = { kind: 'text', closed: false };
+      if (typeof block.text === 'string' && block.text !== '') parts.push(this.#textDelta(block.text));
+    } else if (isClientToolUse(block) && typeof block.id === 'string' && typeof block.name === 'string') {
+      const accepted = isToolCallAccepted(this.#policy, block.name);
+      state = {
+        kind: 'tool',
+        id: block.id,
+        toolName: block.name,
+        startInput: block.input,
+        argumentsText: '',
+        sawDelta: false,
+        accepted,
+        closed: false,
+      };
+      if (accepted) parts.push({ type: 'tool-call-start', toolCallId: block.id, toolName: block.name });
+    } else {
+      state = { kind: 'ignored', closed: false };
+    }
+    this.#blocks.set(index, state);
+    this.#lastBlock = state;
+    return parts;
+  }
+
+  #blockDelta(event: StreamEvent): StreamPart[] {
+    const index = numberField(event.index);
+    const block = index === undefined ? undefined : this.#blocks.get(index);
+    if (block === undefined || block.closed) {
+      throw this.#malformed(
+        'unexpected-event',
+        `content_block_delta for block ${String(event.index)}, which ${block === undefined ? 'never started' : 'already stopped'}.`,
+      );
+    }
+    const delta = objectField(event.delta);
+    if (block.kind === 'text' && delta.type === 'text_delta' && typeof delta.text === 'string') {
+      return delta.text === '' ? [] : [this.#textDelta(delta.text)];
+    }
+    if (
+      block.kind === 'tool' &&
+      delta.type === 'input_json_delta' &&
+      typeof delta.partial_json === 'string'
+    ) {
+      block.sawDelta = true;
+      if (delta.partial_json === '') return [];
+      block.argumentsText += delta.partial_json;
+      return block.accepted
+        ? [{ type: 'tool-call-delta', toolCallId: block.id, argumentsDelta: delta.partial_json }]
+        : [];
+    }
+    // thinking, signature and citation deltas, and deltas of ignored blocks.
+    return [];
+  }
+
+  #blockStop(index: number | undefined, rawIndex: unknown): StreamPart[] {
+    const block = index === undefined ? undefined : this.#blocks.get(index);
+    if (block === undefined || block.closed) {
+      throw this.#malformed(
+        'unexpected-event',
+        `content_block_stop for block ${String(rawIndex)}, which ${block === undefined ? 'never started' : 'already stopped'}.`,
+      );
+    }
+    block.closed = true;
+    if (block.kind !== 'tool') return [];
+    const parts: StreamPart[] = [];
+    if (block.argumentsText === '') {
+      // The whole input arrived in content_block_start (or the tool takes no arguments).
+      block.argumentsText = JSON.stringify(block.startInput ?? {});
+      if (block.accepted) {
+        parts.push({ type: 'tool-call-delta', toolCallId: block.id, argumentsDelta: block.argumentsText });
+      }
+    }
+    this.#held = block;
+    return parts;
+  }
+
+  #messageDelta(event: StreamEvent): StreamPart[] {
+    const delta = objectField(event.delta);
+    if (typeof delta.stop_reason === 'string') this.#stopReason = delta.stop_reason;
+    this.#usage = mergeUsageFields(this.#usage, objectField(event.usage) as AnthropicUsageFields);
+    return this.#stopReason === undefined ? [] : this.#settle();
+  }
+
+  #messageStop(): StreamPart[] {
+    // Normally message_delta settled the blocks already; a stream without message_delta settles here.
+    const parts = this.#settle();
+    if (this.#done) return parts;
+    this.#done = true;
+    const rejection = rejectedToolCallsAdjustment(this.#policy, this.#rejected);
+    parts.push({
+      type: 'finish',
+      finishReason: mapFinishReason(this.#stopReason, this.#acceptedCalls > 0),
+      ...(this.#stopReason === undefined ? {} : { rawFinishReason: this.#stopReason }),
+      usage: mapUsage(this.#usage),
+      adjustments: rejection === undefined ? [...this.#adjustments] : [...this.#adjustments, rejection],
+      ...(this.#messageId === undefined ? {} : { responseId: this.#messageId }),
+    });
+    return parts;
+  }
+
+  /** Once the stop reason is known: the last tool call is either complete (emitted) or was cut off (an error). */
+  #settle(): StreamPart[] {
+    const last = this.#lastBlock;
+    if (this.#stopReason === 'max_tokens' && last?.kind === 'tool') {
+      this.#held = undefined;
+      this.#lastBlock = undefined;
+      if (!last.accepted) {
+        // Rejected either way; it is reported with the others and the stream finishes normally.
+        this.#rejected.push({ id: last.id, toolName: last.toolName, arguments: last.argumentsText });
+        return [];
+      }
+      this.#done = true;
+      return [
+        {
+          type: 'error',
+          error: new IncompleteToolCallError({
+            toolCallId: last.id,
+            toolName: last.toolName,
+            partialArguments: last.argumentsText,
+            finishReason: 'max_tokens',
+          }),
+        },
+      ];
+    }
+    // A tool block that never got its content_block_stop, on a stop that is not a cut-off: its input is complete.
+    const parts = last?.kind === 'tool' && !last.closed ? this.#blockStop(this.#indexOf(last), 'last') : [];
+    return parts.concat(this.#releaseHeld());
+  }
+
+  #releaseHeld(): StreamPart[] {
+    const block = this.#held;
+    if (block === undefined) return [];
+    this.#held = undefined;
+    const toolCall: ToolCall = { id: block.id, toolName: block.toolName, arguments: block.argumentsText };
+    if (!block.accepted) {
+      this.#rejected.push(toolCall);
+      return [];
+    }
+    this.#acceptedCalls++;
+    return [{ type: 'tool-call', toolCall }];
+  }
+
+  #textDelta(delta: string): StreamPart {
+    this.#text += delta;
+    return { type: 'text-delta', delta };
+  }
+
+  #indexOf(block: BlockState): number | undefined {
+    for (const [index, candidate] of this.#blocks) if (candidate === block) return index;
+    return undefined;
+  }
+}
+
+function numberField(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
+}
+
+function objectField(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}

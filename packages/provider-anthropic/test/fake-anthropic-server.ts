@@ -1,0 +1,214 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One SSE message: an object is sent as `event: <its type>` + `data: <its JSON>`; a string is sent verbatim. */
+export type SseItem = Record<string, unknown> | string;
+
+/** What the fake server answers to the next request. */
+export type FakeReply =
+  | {
+      readonly type: 'json';
+      readonly status?: number;
+      readonly body: unknown;
+      readonly headers?: Record<string, string>;
+    }
+  | {
+      readonly type: 'sse';
+      readonly events: readonly SseItem[];
+      readonly headers?: Record<string, string>;
+      /** How the response ends: normally (`end`, the default), by destroying the socket, or never (`hang`). */
+      readonly ending?: 'end' | 'destroy' | 'hang';
+    }
+  /** Destroys the connection before any header is sent. */
+  | { readonly type: 'reset' }
+  /** Sends nothing and waits until the client goes away. */
+  | { readonly type: 'stall' };
+
+/** A request as the fake server received it. */
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Record<string, unknown>;
+}
+
+/** A local stand-in for the Messages API on 127.0.0.1, on a port the OS picks. */
+export interface FakeAnthropicServer {
+  readonly baseURL: string;
+  enqueue(...replies: FakeReply[]): void;
+  readonly requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+/** Formats one SSE message the way the API does: the `event:` line first (the SDK ignores messages without it). */
+export function sseMessage(item: SseItem): string {
+  if (typeof item === 'string') return item;
+  return `event: ${String(item.type)}\ndata: ${JSON.stringify(item)}\n\n`;
+}
+
+/** Starts a fake server. Every test closes it (`close()` also drops open connections). */
+export async function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
+  const queue: FakeReply[] = [];
+  const requests: RecordedRequest[] = [];
+
+  const handle = (request: IncomingMessage, response: ServerResponse, raw: string): void => {
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(raw) as Record<string, unknown>;
+    } catch {
+      body = { unparsable: raw };
+    }
+    requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body });
+    const reply = queue.shift();
+    if (reply === undefined) {
+      response.writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false' });
+      response.end(
+        JSON.stringify({
+          type: 'error',
+          error: { type: 'api_error', message: 'fake server: no reply queued' },
+        }),
+      );
+      return;
+    }
+    switch (reply.type) {
+      case 'json':
+        response.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
+        response.end(JSON.stringify(reply.body));
+        return;
+      case 'sse': {
+        response.writeHead(200, {
+          'content-type': 'text/event-stream',
+          'cache-control': 'no-cache',
+          ...reply.headers,
+        });
+        response.write(reply.events.map(sseMessage).join(''));
+        const ending = reply.ending ?? 'end';
+        if (ending === 'end') response.end();
+        // Let the written bytes leave before the connection is torn down.
+        else if (ending === 'destroy') setImmediate(() => response.socket?.destroy());
+        return;
+      }
+      case 'reset':
+        request.socket.destroy();
+        return;
+      case 'stall':
+        return;
+    }
+  };
+
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => handle(request, response, Buffer.concat(chunks).toString('utf8')));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseURL: `http://127.0.0.1:${port}`,
+    requests,
+    enqueue: (...replies) => {
+      queue.push(...replies);
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+/** The shape of a Messages API answer that `messageToEvents` reads. */
+export interface MessageLike {
+  readonly id?: string;
+  readonly model?: string;
+  readonly content: readonly Record<string, unknown>[];
+  readonly stop_reason: string | null;
+  readonly stop_sequence?: string | null;
+  readonly usage?: Record<string, unknown>;
+  readonly [field: string]: unknown;
+}
+
+/** Splits a string into pieces of at most `size` characters (at least one piece). */
+export function splitText(text: string, size: number): string[] {
+  const pieces: string[] = [];
+  for (let start = 0; start < text.length; start += size) pieces.push(text.slice(start, start + size));
+  return pieces.length > 0 ? pieces : [''];
+}
+
+/**
+ * Renders a complete answer as the stream the API would send for it: `message_start`, each block as
+ * `content_block_start` / deltas / `content_block_stop` (text in small pieces, tool input as `input_json_delta`
+ * pieces of its JSON), pings in between, `message_delta` with the stop reason and usage, `message_stop`.
+ */
+export function messageToEvents(message: MessageLike, pieceSize = 7): Record<string, unknown>[] {
+  const { content, stop_reason, stop_sequence, usage, ...rest } = message;
+  const events: Record<string, unknown>[] = [
+    {
+      type: 'message_start',
+      message: {
+        ...rest,
+        type: 'message',
+        role: 'assistant',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...usage, output_tokens: 1 },
+      },
+    },
+    { type: 'ping' },
+  ];
+  content.forEach((block, index) => {
+    if (block.type === 'text') {
+      events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      for (const piece of splitText(String(block.text), pieceSize)) {
+        events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+      }
+    } else if (
+      block.type === 'tool_use' ||
+      block.type === 'server_tool_use' ||
+      block.type === 'mcp_tool_use'
+    ) {
+      events.push({ type: 'content_block_start', index, content_block: { ...block, input: {} } });
+      events.push({
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'input_json_delta', partial_json: '' },
+      });
+      for (const piece of splitText(JSON.stringify(block.input ?? {}), pieceSize)) {
+        events.push({
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'input_json_delta', partial_json: piece },
+        });
+      }
+    } else if (block.type === 'thinking') {
+      events.push({
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      });
+      events.push({
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'thinking_delta', thinking: block.thinking },
+      });
+      events.push({
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'signature_delta', signature: block.signature },
+      });
+    } else {
+      events.push({ type: 'content_block_start', index, content_block: block });
+    }
+    events.push({ type: 'content_block_stop', index });
+    events.push({ type: 'ping' });
+  });
+  events.push({
+    type: 'message_delta',
+    delta: { stop_reason, stop_sequence: stop_sequence ?? null },
+    usage: { ...usage },
+  });
+  events.push({ type: 'message_stop' });
+  return events;
+}
