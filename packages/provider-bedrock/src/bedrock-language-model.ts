@@ -7,6 +7,7 @@ import {
   type ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import {
+  AbortedError,
   type Adjustment,
   assertToolCallPairing,
   errorMessageOf,
@@ -166,11 +167,12 @@ export class BedrockLanguageModel implements LanguageModel {
         }
       } catch (error) {
         finished = true;
-        yield assembler.fail(error);
+        yield request.signal?.aborted ? abortedPart(this.modelId, request.signal) : assembler.fail(error);
         return;
       }
       finished = true;
-      yield assembler.end();
+      // An abort can end the SDK's event stream quietly, as if the answer were complete.
+      yield request.signal?.aborted ? abortedPart(this.modelId, request.signal) : assembler.end();
     } finally {
       request.signal?.removeEventListener('abort', onAbort);
       if (!finished) controller.abort();
@@ -280,6 +282,13 @@ export class BedrockLanguageModel implements LanguageModel {
     };
     return { input, tools, adjustments };
   }
+}
+
+function abortedPart(modelId: string, signal: AbortSignal): StreamPart {
+  return {
+    type: 'error',
+    error: new AbortedError({ operation: `Bedrock stream from '${modelId}'`, cause: signal.reason }),
+  };
 }
 
 /** Anything thrown while preparing or opening a call, as a member of the core error family. */

@@ -49,7 +49,9 @@ export interface BedrockModelSettings {
 export const DEFAULT_BEDROCK_CAPABILITIES: ModelCapabilities = Object.freeze({
   toolCalls: true,
   toolChoice: Object.freeze({ auto: 'native', required: 'native', tool: 'native', none: 'emulated' }),
-  parallelToolCalls: true,
+  // Models return several calls in one turn, but Converse cannot turn that off (no parallel switch), and the
+  // capability means both; `parallelToolCalls: false` on a request is reported as a `setting-ignored` Adjustment.
+  parallelToolCalls: false,
   strictSchemas: false,
   streaming: true,
 });

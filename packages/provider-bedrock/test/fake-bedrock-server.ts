@@ -21,6 +21,8 @@ export type StreamItem =
   | { readonly raw: Uint8Array }
   /** Destroy the connection here (a reset in the middle of the stream). */
   | { readonly reset: true }
+  /** Reset only this HTTP/2 stream (RST_STREAM, INTERNAL_ERROR). */
+  | { readonly rstStream: true }
   /** Wait until the client goes away (to test aborts). */
   | { readonly hang: true };
 
@@ -37,6 +39,10 @@ export type FakeResponse =
   | { readonly stream: readonly StreamItem[]; readonly headers?: Readonly<Record<string, string>> }
   /** Destroy the connection before any header. */
   | { readonly resetBeforeHeaders: true }
+  /** Reset the HTTP/2 stream (RST_STREAM) before any header. */
+  | { readonly rstStreamBeforeHeaders: true }
+  /** Never answer, until the client goes away. */
+  | { readonly hangBeforeHeaders: true }
   /** A raw body with any status and content type. */
   | { readonly status: number; readonly body: string; readonly headers?: Readonly<Record<string, string>> };
 
@@ -55,7 +61,8 @@ export interface RecordedRequest {
 export interface FakeBedrockServer {
   readonly url: string;
   readonly requests: RecordedRequest[];
-  enqueue(...responses: FakeResponse[]): void;
+  /** Queues answers; a function is called with the request to choose its answer (e.g. by operation). */
+  enqueue(...responses: Array<FakeResponse | ((request: RecordedRequest) => FakeResponse)>): void;
   close(): Promise<void>;
 }
 
@@ -87,7 +94,7 @@ export function encodeException(exception: string, payload: unknown): Uint8Array
 
 /** Starts a fake Bedrock runtime on 127.0.0.1, on a free port. */
 export async function startFakeBedrock(): Promise<FakeBedrockServer> {
-  const queue: FakeResponse[] = [];
+  const queue: Array<FakeResponse | ((request: RecordedRequest) => FakeResponse)> = [];
   const requests: RecordedRequest[] = [];
   const sessions = new Set<http2.ServerHttp2Session>();
   const server = http2.createServer();
@@ -104,7 +111,7 @@ export async function startFakeBedrock(): Promise<FakeBedrockServer> {
       const path = String(headers[':path'] ?? '');
       const match = /^\/model\/([^/]+)\/(converse-stream|converse)$/.exec(path);
       const rawBody = Buffer.concat(chunks).toString('utf8');
-      requests.push({
+      const recorded: RecordedRequest = {
         method: String(headers[':method']),
         path,
         modelId: match?.[1] === undefined ? '' : decodeURIComponent(match[1]),
@@ -112,8 +119,10 @@ export async function startFakeBedrock(): Promise<FakeBedrockServer> {
         headers: { ...headers },
         rawBody,
         body: rawBody === '' ? {} : (JSON.parse(rawBody) as Record<string, unknown>),
-      });
-      const next = queue.shift() ?? {
+      };
+      requests.push(recorded);
+      const queued = queue.shift();
+      const next = (typeof queued === 'function' ? queued(recorded) : queued) ?? {
         errorType: 'InternalServerException',
         status: 500,
         message: 'fake server: no response queued',
@@ -136,7 +145,15 @@ export async function startFakeBedrock(): Promise<FakeBedrockServer> {
 
 async function respond(stream: http2.ServerHttp2Stream, response: FakeResponse): Promise<void> {
   if ('resetBeforeHeaders' in response) {
-    stream.session?.socket.destroy();
+    // Destroying the session destroys its socket: the client sees the connection die with no answer.
+    stream.session?.destroy();
+    return;
+  }
+  if ('rstStreamBeforeHeaders' in response) {
+    stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+    return;
+  }
+  if ('hangBeforeHeaders' in response) {
     return;
   }
   if ('json' in response) {
@@ -173,7 +190,12 @@ async function respond(stream: http2.ServerHttp2Stream, response: FakeResponse):
     if ('reset' in item) {
       // Let the frames written so far reach the client before the connection dies.
       await new Promise((done) => setTimeout(done, 20));
-      stream.session?.socket.destroy();
+      stream.session?.destroy();
+      return;
+    }
+    if ('rstStream' in item) {
+      await new Promise((done) => setTimeout(done, 20));
+      stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
       return;
     }
     if ('hang' in item) {
