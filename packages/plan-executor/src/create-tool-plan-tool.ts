@@ -1,0 +1,92 @@
+import type { JsonSchema, RunEvent } from '@org/core';
+import { defineTool, type Tool, type ToolRegistry } from '@org/tools';
+import { type ExecutePlanOptions, executePlan } from './execute-plan.js';
+import { formatPlanResult } from './format-plan-result.js';
+import { TOOL_PLAN_TOOL_NAME } from './plan.js';
+import { DEFAULT_PLAN_LIMITS } from './plan-limits.js';
+import type { PlanResult } from './plan-result.js';
+
+/** Options of {@link createToolPlanTool}. */
+export interface ToolPlanToolOptions extends Omit<ExecutePlanOptions, 'signal' | 'actionIdPrefix'> {
+  /** The tools plan steps may call (the plan tool itself is never one of them). */
+  readonly tools: ToolRegistry;
+  /** Receives the full result of each plan, with raw outputs, before it is summarised for the model. */
+  readonly onPlanResult?: (result: PlanResult, toolCallId: string) => void;
+  /** Replaces the default description. */
+  readonly description?: string;
+}
+
+/**
+ * The description a model reads: the format, references, scheduling and failure rules, in about 120 tokens
+ * (the benchmark prints the exact count).
+ */
+export const TOOL_PLAN_DESCRIPTION =
+  "Run several tool calls in one go. Steps run in parallel unless one uses another's result. " +
+  'Example: {"steps":[{"id":"a","tool":"search","arguments":{"q":"x"}},' +
+  '{"id":"b","tool":"fetch","arguments":{"url":"$ref:a.items.0.url","note":"from $ref:a.title"}}],' +
+  '"output_steps":["b"]}. ' +
+  '"$ref:ID" is step ID\'s whole output; "$ref:ID.field.0.x" a part of it; inside longer text it is inserted as text. ' +
+  'A step runs once the steps it references finish; if one fails, steps using it are skipped. ' +
+  'output_steps: ids whose results you need (default all).';
+
+function inputSchema(maxSteps: number): JsonSchema {
+  return {
+    type: 'object',
+    properties: {
+      steps: {
+        type: 'array',
+        minItems: 1,
+        maxItems: maxSteps,
+        items: {
+          type: 'object',
+          properties: {
+            id: { type: 'string', description: 'Unique step id: letters, digits, _ or -.' },
+            tool: { type: 'string', description: 'Name of the tool to call.' },
+            arguments: {
+              anyOf: [{ type: 'object' }, { type: 'string' }],
+              description: 'The tool arguments; values may hold $ref:ID references.',
+            },
+          },
+          required: ['id', 'tool', 'arguments'],
+        },
+      },
+      output_steps: { type: 'array', items: { type: 'string' } },
+    },
+    required: ['steps'],
+  };
+}
+
+/**
+ * The `execute_tool_plan` tool: a planner offers it beside the ordinary tools, the model answers with a whole
+ * plan in one call, and the tool validates and runs it with {@link executePlan}, returning
+ * {@link formatPlanResult}. An invalid plan fails the call with every problem listed, so the model can fix
+ * them all at once. The call's abort signal aborts the plan.
+ *
+ * @example
+ * const tools = new ToolRegistry([getWeather, sendMessage]);
+ * const agentTools = new ToolRegistry([...tools.list(), createToolPlanTool({ tools, maxConcurrency: 4 })]);
+ */
+export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
+  const { onPlanResult, description, ...executeOptions } = options;
+  const maxSteps = options.limits?.maxSteps ?? DEFAULT_PLAN_LIMITS.maxSteps;
+  return defineTool({
+    name: TOOL_PLAN_TOOL_NAME,
+    description: description ?? TOOL_PLAN_DESCRIPTION,
+    input: inputSchema(maxSteps),
+    execute: async (args: Record<string, unknown>, context) => {
+      const userListener = executeOptions.onEvent;
+      const onEvent = (event: RunEvent): void => {
+        userListener?.(event);
+        context.reportProgress(event);
+      };
+      const result = await executePlan(args, {
+        ...executeOptions,
+        onEvent,
+        signal: context.signal,
+        actionIdPrefix: `${context.toolCallId}/`,
+      });
+      onPlanResult?.(result, context.toolCallId);
+      return formatPlanResult(result);
+    },
+  });
+}

@@ -1,0 +1,551 @@
+import {
+  AbortedError,
+  type Action,
+  errorMessageOf,
+  type ObservationError,
+  type ObservationStatus,
+  type RunEventListener,
+} from '@org/core';
+import { fillArguments, type TemplateSite } from './argument-template.js';
+import { type Clock, systemClock } from './clock.js';
+import { createInProcessStepRunner } from './in-process-step-runner.js';
+import type { PlanLimits } from './plan-limits.js';
+import { PlanOptionsError } from './plan-options-error.js';
+import type { MissingReference, PlanResult, PlanStatus, PlanStepResult } from './plan-result.js';
+import { MISSING, parseJsonContainer, readPath, toInterpolatedText } from './read-reference.js';
+import type { Reference } from './reference.js';
+import { checkStepArguments } from './step-arguments.js';
+import type { StepObservation, StepRunner } from './step-runner.js';
+import type { PlanToolSource } from './tool-source.js';
+import { graphOf, type PlanGraph, validatePlan } from './validate-plan.js';
+
+/** Options of {@link executePlan}. */
+export interface ExecutePlanOptions {
+  /** The tools steps call; arguments are validated and coerced against their schemas. */
+  readonly tools: PlanToolSource;
+  /** How many steps may run at once. A positive integer or `Infinity`. Default 8. */
+  readonly maxConcurrency?: number;
+  /** Aborts the plan: no new step starts, running steps are signalled, every step still gets one final state. */
+  readonly signal?: AbortSignal;
+  /** Deadline of each step, measured on `clock`. Default: none (a tool's own `timeoutMs` still applies). */
+  readonly stepTimeoutMs?: number;
+  /** Receives `plan-step-started` and `plan-step-finished` events. A throwing listener is ignored. */
+  readonly onEvent?: RunEventListener;
+  /** Runs each step. Default: in process, through `executeAction` of `@org/tools`. */
+  readonly runner?: StepRunner;
+  /** Time source for timings, timeouts and event timestamps. Default: real time. */
+  readonly clock?: Clock;
+  /** Size limits for validation. */
+  readonly limits?: Partial<PlanLimits>;
+  /** Prefix of each step's action id (the id is `prefix + stepId`), e.g. the plan tool call's id and a `/`. */
+  readonly actionIdPrefix?: string;
+}
+
+const DEFAULT_MAX_CONCURRENCY = 8;
+const PENDING = 0;
+const RUNNING = 1;
+const DONE = 2;
+const NOT_PARSED: unique symbol = Symbol('not-parsed');
+
+const emptyCounts = (): Record<ObservationStatus, number> => ({
+  success: 0,
+  error: 0,
+  skipped: 0,
+  blocked: 0,
+  timeout: 0,
+  aborted: 0,
+});
+
+function checkOptions(options: ExecutePlanOptions): number {
+  const maxConcurrency = options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
+  if (
+    !(
+      maxConcurrency === Number.POSITIVE_INFINITY ||
+      (Number.isInteger(maxConcurrency) && maxConcurrency >= 1)
+    )
+  ) {
+    throw new PlanOptionsError({
+      option: 'maxConcurrency',
+      value: maxConcurrency,
+      expected: 'a positive integer or Infinity',
+    });
+  }
+  const timeout = options.stepTimeoutMs;
+  if (timeout !== undefined && !(typeof timeout === 'number' && timeout > 0 && !Number.isNaN(timeout))) {
+    throw new PlanOptionsError({
+      option: 'stepTimeoutMs',
+      value: timeout,
+      expected: 'a positive number of ms',
+    });
+  }
+  return maxConcurrency;
+}
+
+/** One execution of a validated plan. Typed arrays and precomputed edges keep the per-step path allocation-light. */
+class PlanRun {
+  private readonly count: number;
+  private readonly state: Uint8Array;
+  private readonly remaining: Int32Array;
+  /** Smallest index of a dependency that did not succeed (`count` while none). */
+  private readonly firstFailed: Int32Array;
+  /** For a failed step itself, for a skipped step the failed step it traces back to. */
+  private readonly rootCause: Int32Array;
+  private readonly startedAt: Float64Array;
+  private readonly results: PlanStepResult[];
+  private readonly values: unknown[];
+  private readonly parsedValues: unknown[];
+  private readonly queue: Int32Array;
+  private queueHead = 0;
+  private queueTail = 0;
+  private readonly skipStack: Int32Array;
+  private skipTop = 0;
+  private running = 0;
+  private finished = 0;
+  private pumping = false;
+  private aborted = false;
+  private ended = false;
+  private abortReason: string | undefined;
+  private readonly controller = new AbortController();
+  private readonly stepControllers: (AbortController | undefined)[] | undefined;
+  private readonly runStartedAt: number;
+  private resolveRun!: (result: PlanResult) => void;
+  readonly done: Promise<PlanResult>;
+  private readonly missing: (MissingReference[] | undefined)[];
+  private currentMissing: MissingReference[] | undefined;
+  private readonly resolveSite = (site: TemplateSite): unknown => this.valueForSite(site);
+
+  constructor(
+    private readonly graph: PlanGraph,
+    private readonly runner: StepRunner,
+    private readonly clock: Clock,
+    private readonly maxConcurrency: number,
+    private readonly stepTimeoutMs: number | undefined,
+    private readonly onEvent: RunEventListener | undefined,
+    private readonly actionIdPrefix: string,
+    private readonly externalSignal: AbortSignal | undefined,
+  ) {
+    const count = graph.steps.length;
+    this.count = count;
+    this.state = new Uint8Array(count);
+    this.remaining = new Int32Array(count);
+    this.firstFailed = new Int32Array(count).fill(count);
+    this.rootCause = new Int32Array(count).fill(-1);
+    this.startedAt = new Float64Array(count);
+    this.results = new Array(count);
+    this.values = new Array(count);
+    this.parsedValues = new Array(count).fill(NOT_PARSED);
+    this.missing = new Array(count);
+    this.queue = new Int32Array(count);
+    this.skipStack = new Int32Array(count);
+    this.stepControllers = stepTimeoutMs === undefined ? undefined : new Array(count);
+    this.done = new Promise<PlanResult>((resolve) => {
+      this.resolveRun = resolve;
+    });
+    this.runStartedAt = clock.now();
+    const { dependencyStart } = graph;
+    for (let step = 0; step < count; step++) {
+      const needed = dependencyStart[step + 1]! - dependencyStart[step]!;
+      this.remaining[step] = needed;
+      if (needed === 0) this.queue[this.queueTail++] = step;
+    }
+  }
+
+  start(): void {
+    const signal = this.externalSignal;
+    if (signal !== undefined) {
+      if (signal.aborted) {
+        this.abort();
+        return;
+      }
+      signal.addEventListener('abort', this.onAbort, { once: true });
+    }
+    this.pump();
+  }
+
+  private readonly onAbort = (): void => this.abort();
+
+  private emit(event: Parameters<RunEventListener>[0]): void {
+    try {
+      this.onEvent!(event);
+    } catch {
+      // A listener must not break the plan; RunEventListener's contract says listeners are isolated.
+    }
+  }
+
+  /** Dispatches ready steps while there is room. Re-entrant calls return at once; the outer loop continues. */
+  private pump(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    while (this.queueHead < this.queueTail && this.running < this.maxConcurrency && !this.aborted) {
+      this.dispatch(this.queue[this.queueHead++]!);
+    }
+    this.pumping = false;
+    if (this.finished === this.count) this.finish();
+  }
+
+  private valueForSite(site: TemplateSite): unknown {
+    const template = site.template;
+    if (template.kind === 'whole') {
+      const value = this.lookup(template.reference, site);
+      return value === MISSING ? null : value;
+    }
+    let text = '';
+    for (const part of template.parts) {
+      text += typeof part === 'string' ? part : toInterpolatedText(this.lookup(part, site));
+    }
+    return text;
+  }
+
+  private lookup(reference: Reference, site: TemplateSite): unknown {
+    const index = this.graph.indexOf.get(reference.stepId)!;
+    let value: unknown;
+    if (reference.path.length === 0) value = this.values[index];
+    else {
+      let root = this.parsedValues[index];
+      if (root === NOT_PARSED) {
+        root = this.values[index];
+        if (typeof root === 'string') root = parseJsonContainer(root);
+        this.parsedValues[index] = root;
+      }
+      value = readPath(root, reference.path);
+    }
+    if (value === MISSING || value === undefined) {
+      this.currentMissing ??= [];
+      this.currentMissing.push({ reference: reference.text, argumentPath: site.pathText });
+      return MISSING;
+    }
+    return value;
+  }
+
+  private dispatch(step: number): void {
+    const graph = this.graph;
+    const planStep = graph.steps[step]!;
+    this.state[step] = RUNNING;
+    this.running++;
+    const startedAt = this.clock.now();
+    this.startedAt[step] = startedAt;
+    if (this.onEvent !== undefined) {
+      this.emit({
+        type: 'plan-step-started',
+        timestamp: startedAt,
+        stepId: planStep.id,
+        toolName: planStep.tool,
+      });
+    }
+    const template = graph.templates[step];
+    let args: Record<string, unknown>;
+    if (template === undefined) args = planStep.arguments as Record<string, unknown>;
+    else {
+      this.currentMissing = undefined;
+      args = fillArguments(planStep.arguments, template, this.resolveSite);
+      if (this.currentMissing !== undefined) this.missing[step] = this.currentMissing;
+      this.currentMissing = undefined;
+    }
+    const checked = checkStepArguments(graph.stepTools[step]!, args);
+    if (!checked.ok) {
+      this.settle(step, 'error', undefined, checked.error, undefined, args);
+      return;
+    }
+    const action: Action = {
+      id: this.actionIdPrefix + planStep.id,
+      toolName: planStep.tool,
+      args: checked.value,
+    };
+    let signal = this.controller.signal;
+    let cancelTimer: AbortController | undefined;
+    if (this.stepControllers !== undefined) {
+      const stepController = new AbortController();
+      this.stepControllers[step] = stepController;
+      signal = stepController.signal;
+      cancelTimer = new AbortController();
+      const timeoutMs = this.stepTimeoutMs!;
+      const timerSignal = cancelTimer.signal;
+      this.clock.sleep(timeoutMs, timerSignal).then(
+        () => this.onTimeout(step, timerSignal, timeoutMs),
+        () => this.onTimeout(step, timerSignal, timeoutMs),
+      );
+    }
+    let pending: Promise<StepObservation>;
+    try {
+      pending = this.runner.run({ stepId: planStep.id, action, signal });
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    pending.then(
+      (observation) => {
+        cancelTimer?.abort();
+        this.onObservation(step, observation, checked.value);
+      },
+      (error: unknown) => {
+        cancelTimer?.abort();
+        this.onRunnerFailure(step, error, checked.value);
+      },
+    );
+  }
+
+  private onTimeout(step: number, timerSignal: AbortSignal, timeoutMs: number): void {
+    if (timerSignal.aborted || this.state[step] !== RUNNING) return;
+    const planStep = this.graph.steps[step]!;
+    this.stepControllers![step]?.abort(new AbortedError({ operation: `step '${planStep.id}' (timed out)` }));
+    this.settle(step, 'timeout', undefined, {
+      code: 'timeout',
+      message: `Step '${planStep.id}' (tool '${planStep.tool}') timed out after ${timeoutMs} ms.`,
+      details: { timeoutMs },
+    });
+  }
+
+  private onObservation(step: number, observation: StepObservation, args: Record<string, unknown>): void {
+    if (this.state[step] !== RUNNING) return; // finished by a timeout or an abort; a late result is discarded
+    const status = observation?.status;
+    if (status === 'success') {
+      const value = 'rawOutput' in observation ? observation.rawOutput : observation.output;
+      this.settle(step, 'success', value, undefined, observation, args);
+      return;
+    }
+    const known: ObservationStatus[] = ['error', 'skipped', 'blocked', 'timeout', 'aborted'];
+    if (status !== undefined && known.includes(status)) {
+      this.settle(
+        step,
+        status,
+        undefined,
+        observation.error ?? {
+          code: status,
+          message: `Step '${this.graph.steps[step]!.id}' ended with '${status}'.`,
+        },
+        observation,
+        args,
+      );
+      return;
+    }
+    this.settle(step, 'error', undefined, {
+      code: 'invalid_step_observation',
+      message: `The step runner answered step '${this.graph.steps[step]!.id}' with something that is not an Observation.`,
+    });
+  }
+
+  private onRunnerFailure(step: number, error: unknown, args: Record<string, unknown>): void {
+    if (this.state[step] !== RUNNING) return;
+    this.settle(
+      step,
+      'error',
+      undefined,
+      { code: 'step_runner_failed', message: `The step runner failed: ${errorMessageOf(error)}` },
+      undefined,
+      args,
+    );
+  }
+
+  /** Records a final state for a step and releases its dependents. */
+  private settle(
+    step: number,
+    status: ObservationStatus,
+    output: unknown,
+    error: ObservationError | undefined,
+    observation?: StepObservation,
+    args?: Record<string, unknown>,
+  ): void {
+    const wasRunning = this.state[step] === RUNNING;
+    if (wasRunning) this.running--;
+    this.record(step, status, output, error, observation, args, wasRunning);
+    this.releaseDependents(step, status);
+    while (this.skipTop > 0) {
+      const skipped = this.skipStack[--this.skipTop]!;
+      this.recordSkipped(skipped);
+      this.releaseDependents(skipped, 'skipped');
+    }
+    this.pump();
+  }
+
+  private releaseDependents(step: number, status: ObservationStatus): void {
+    const { dependentStart, dependentList } = this.graph;
+    const failed = status !== 'success' && !(this.aborted && status === 'aborted');
+    for (let edge = dependentStart[step]!; edge < dependentStart[step + 1]!; edge++) {
+      const dependent = dependentList[edge]!;
+      if (failed && step < this.firstFailed[dependent]!) this.firstFailed[dependent] = step;
+      if (--this.remaining[dependent]! === 0 && this.state[dependent] === PENDING && !this.aborted) {
+        if (this.firstFailed[dependent]! < this.count) this.skipStack[this.skipTop++] = dependent;
+        else this.queue[this.queueTail++] = dependent;
+      }
+    }
+  }
+
+  private recordSkipped(step: number): void {
+    const cause = this.rootCause[this.firstFailed[step]!]!;
+    this.rootCause[step] = cause;
+    const causeId = this.graph.steps[cause]!.id;
+    this.record(
+      step,
+      'skipped',
+      undefined,
+      {
+        code: 'dependency_failed',
+        message: `Skipped because dependency '${causeId}' failed`,
+        details: { dependency: causeId, dependencyStatus: this.results[cause]?.status ?? 'error' },
+      },
+      undefined,
+      undefined,
+      false,
+    );
+  }
+
+  private record(
+    step: number,
+    status: ObservationStatus,
+    output: unknown,
+    error: ObservationError | undefined,
+    observation: StepObservation | undefined,
+    args: Record<string, unknown> | undefined,
+    started: boolean,
+  ): void {
+    const planStep = this.graph.steps[step]!;
+    this.state[step] = DONE;
+    this.finished++;
+    if (status !== 'success' && status !== 'skipped') this.rootCause[step] = step;
+    this.values[step] = output;
+    const finishedAt = this.clock.now();
+    const startedAt = started ? this.startedAt[step]! : undefined;
+    const durationMs = startedAt === undefined ? 0 : finishedAt - startedAt;
+    const missing = this.missing[step];
+    const result: PlanStepResult = {
+      id: planStep.id,
+      tool: planStep.tool,
+      status,
+      ...(status === 'success' ? { output } : {}),
+      ...(error === undefined ? {} : { error }),
+      ...(observation === undefined ? {} : { observation }),
+      ...(args === undefined ? {} : { arguments: args }),
+      ...(missing === undefined ? {} : { missingReferences: missing }),
+      ...(status === 'skipped' ? { skippedBecauseOf: this.graph.steps[this.rootCause[step]!]!.id } : {}),
+      ...(startedAt === undefined ? {} : { startedAt }),
+      finishedAt,
+      durationMs,
+    };
+    this.results[step] = result;
+    if (this.onEvent !== undefined) {
+      this.emit({
+        type: 'plan-step-finished',
+        timestamp: finishedAt,
+        stepId: planStep.id,
+        toolName: planStep.tool,
+        status,
+        durationMs,
+        ...(error === undefined ? {} : { error }),
+      });
+    }
+  }
+
+  private abort(): void {
+    if (this.aborted || this.finished === this.count) return;
+    this.aborted = true;
+    const reason = this.externalSignal?.reason;
+    this.abortReason = reason === undefined ? 'The plan was aborted.' : errorMessageOf(reason);
+    const abortError = new AbortedError({ operation: 'The plan', cause: reason });
+    this.controller.abort(abortError);
+    const { order } = this.graph;
+    for (let position = 0; position < order.length; position++) {
+      const step = order[position]!;
+      const state = this.state[step];
+      if (state === DONE) continue;
+      const planStep = this.graph.steps[step]!;
+      if (state === RUNNING) {
+        this.stepControllers?.[step]?.abort(abortError);
+        this.running--;
+        this.record(
+          step,
+          'aborted',
+          undefined,
+          { code: 'aborted', message: `Step '${planStep.id}' was stopped: the plan was aborted.` },
+          undefined,
+          undefined,
+          true,
+        );
+        this.releaseDependents(step, 'aborted');
+      } else if (this.firstFailed[step]! < this.count) {
+        this.recordSkipped(step);
+        this.releaseDependents(step, 'skipped');
+      } else {
+        this.record(
+          step,
+          'aborted',
+          undefined,
+          { code: 'aborted', message: `Step '${planStep.id}' did not start: the plan was aborted.` },
+          undefined,
+          undefined,
+          false,
+        );
+        this.releaseDependents(step, 'aborted');
+      }
+    }
+    this.finish();
+  }
+
+  private finish(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.externalSignal?.removeEventListener('abort', this.onAbort);
+    const finishedAt = this.clock.now();
+    const counts = emptyCounts();
+    for (const result of this.results) counts[result.status]++;
+    const status: PlanStatus = this.aborted
+      ? 'aborted'
+      : counts.success === this.count
+        ? 'success'
+        : counts.success === 0
+          ? 'failed'
+          : 'partial';
+    const outputStepIds = Array.from(this.graph.outputIndexes, (index) => this.graph.steps[index]!.id);
+    this.resolveRun({
+      status,
+      aborted: this.aborted,
+      ...(this.abortReason === undefined ? {} : { abortReason: this.abortReason }),
+      steps: this.results,
+      outputStepIds,
+      counts,
+      startedAt: this.runStartedAt,
+      finishedAt,
+      durationMs: finishedAt - this.runStartedAt,
+    });
+  }
+}
+
+/**
+ * Validates and runs a plan. Each step is dispatched the moment its last dependency finishes (never held for a
+ * "wave"), up to `maxConcurrency` at once; its `$ref`s are filled from the outputs it depends on, then its
+ * arguments are validated and coerced against the tool's schema. A step that fails does not stop the plan:
+ * its dependents, transitively, are `skipped` ("Skipped because dependency 's1' failed") and independent steps
+ * go on. Resolves once every step has a final state; rejects only with a `PlanValidationError` (nothing ran)
+ * or a `PlanOptionsError`.
+ *
+ * @example
+ * const result = await executePlan(
+ *   {
+ *     steps: [
+ *       { id: 'w', tool: 'get_weather', arguments: { city: 'Paris' } },
+ *       { id: 'm', tool: 'send_message', arguments: { text: 'Paris: $ref:w.temperature C' } },
+ *     ],
+ *   },
+ *   { tools, maxConcurrency: 4, stepTimeoutMs: 10_000 },
+ * );
+ * console.log(result.status, formatPlanResult(result));
+ */
+export async function executePlan(plan: unknown, options: ExecutePlanOptions): Promise<PlanResult> {
+  const maxConcurrency = checkOptions(options);
+  const validated = validatePlan(plan, {
+    tools: options.tools,
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+  });
+  if (!validated.ok) throw validated.error;
+  const graph = graphOf(validated.plan)!;
+  const run = new PlanRun(
+    graph,
+    options.runner ?? createInProcessStepRunner(options.tools),
+    options.clock ?? systemClock,
+    maxConcurrency,
+    options.stepTimeoutMs,
+    options.onEvent,
+    options.actionIdPrefix ?? '',
+    options.signal,
+  );
+  run.start();
+  return run.done;
+}

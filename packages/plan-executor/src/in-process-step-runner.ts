@@ -1,0 +1,25 @@
+import type { RunEventListener } from '@org/core';
+import { type ExecuteActionOptions, executeAction, type ToolRegistry } from '@org/tools';
+import type { StepRunner } from './step-runner.js';
+
+/** Options of {@link createInProcessStepRunner}: passed to `executeAction` for every step. */
+export type InProcessStepRunnerOptions = Omit<ExecuteActionOptions, 'signal' | 'timeoutMs'> & {
+  readonly onEvent?: RunEventListener;
+};
+
+/**
+ * The default runner: each step runs in this process through `executeAction` of `@org/tools` (the tool's own
+ * timeout, hooks, output budget and injected context apply; failures come back as observations).
+ *
+ * @example
+ * const runner = createInProcessStepRunner(tools, { injected: { userId: 'u-42' } });
+ * await executePlan(plan, { tools, runner });
+ */
+export function createInProcessStepRunner(
+  tools: ToolRegistry,
+  options: InProcessStepRunnerOptions = {},
+): StepRunner {
+  return {
+    run: ({ action, signal }) => executeAction(tools, action, { ...options, signal }),
+  };
+}

@@ -1,0 +1,87 @@
+/** Which limit a JSON value or text broke first, with the size found (a lower bound when counting stopped). */
+export interface JsonLimitViolation {
+  readonly limit: 'bytes' | 'depth';
+  readonly actual: number;
+}
+
+/**
+ * UTF-8 size of a string, answering in O(1) when the length alone decides: UTF-8 takes at least one byte and at
+ * most three per UTF-16 code unit.
+ */
+export function exceedsUtf8Bytes(text: string, maximum: number): number | undefined {
+  if (text.length > maximum) return text.length;
+  if (text.length * 3 <= maximum) return undefined;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  return bytes > maximum ? bytes : undefined;
+}
+
+/**
+ * Checks JSON text against a byte and a nesting-depth limit without parsing it: one pass that counts brackets
+ * outside strings, stopping as soon as the depth limit is passed.
+ */
+export function checkJsonText(
+  text: string,
+  maxBytes: number,
+  maxDepth: number,
+): JsonLimitViolation | undefined {
+  const bytes = exceedsUtf8Bytes(text, maxBytes);
+  if (bytes !== undefined) return { limit: 'bytes', actual: bytes };
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 92 /* \ */) index++;
+      else if (code === 34 /* " */) inString = false;
+    } else if (code === 34) inString = true;
+    else if (code === 123 /* { */ || code === 91 /* [ */) {
+      depth++;
+      if (depth > maxDepth) return { limit: 'depth', actual: depth };
+    } else if (code === 125 /* } */ || code === 93 /* ] */) depth--;
+  }
+  return undefined;
+}
+
+/**
+ * Checks an already-parsed value against the same limits, iteratively (no recursion), stopping as soon as either
+ * is passed. Sizes are those of the value's JSON text, counted approximately (strings by UTF-16 length, numbers
+ * as 8 bytes): close enough for a limit that guards memory, and never an under-count by more than a factor of 3.
+ */
+export function checkJsonValue(
+  value: unknown,
+  maxBytes: number,
+  maxDepth: number,
+): JsonLimitViolation | undefined {
+  let bytes = 0;
+  const stack: unknown[] = [value];
+  const depths: number[] = [0];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    const depth = depths.pop() ?? 0;
+    if (typeof current === 'string') {
+      bytes += current.length + 2;
+    } else if (current !== null && typeof current === 'object') {
+      if (depth + 1 > maxDepth) return { limit: 'depth', actual: depth + 1 };
+      bytes += 2;
+      if (Array.isArray(current)) {
+        for (const item of current) {
+          stack.push(item);
+          depths.push(depth + 1);
+          bytes += 1;
+          if (bytes > maxBytes) return { limit: 'bytes', actual: bytes };
+        }
+      } else {
+        for (const key of Object.keys(current)) {
+          stack.push((current as Record<string, unknown>)[key]);
+          depths.push(depth + 1);
+          bytes += key.length + 4;
+          if (bytes > maxBytes) return { limit: 'bytes', actual: bytes };
+        }
+      }
+    } else {
+      bytes += 8;
+    }
+    if (bytes > maxBytes) return { limit: 'bytes', actual: bytes };
+  }
+  return undefined;
+}

@@ -1,0 +1,28 @@
+/** One step of a plan as a model writes it: `arguments` is a JSON string or an object. */
+export interface PlanStepInput {
+  readonly id: string;
+  readonly tool: string;
+  readonly arguments?: string | Readonly<Record<string, unknown>>;
+}
+
+/** A plan as a model writes it. `output_steps` omitted: every step's result is returned. */
+export interface PlanInput {
+  readonly steps: readonly PlanStepInput[];
+  readonly output_steps?: readonly string[];
+}
+
+/** One step of a parsed plan: `arguments` is always an object. */
+export interface PlanStep {
+  readonly id: string;
+  readonly tool: string;
+  readonly arguments: Readonly<Record<string, unknown>>;
+}
+
+/** A parsed plan: the shape is checked, argument strings are parsed. Not yet checked against tools or for cycles. */
+export interface Plan {
+  readonly steps: readonly PlanStep[];
+  readonly output_steps?: readonly string[];
+}
+
+/** The name of the plan tool; a plan step may not call it. */
+export const TOOL_PLAN_TOOL_NAME = 'execute_tool_plan';

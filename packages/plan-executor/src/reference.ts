@@ -1,0 +1,93 @@
+/** The marker that starts a reference inside an argument value. */
+export const REFERENCE_PREFIX = '$ref:';
+
+/**
+ * A parsed `$ref`: the step whose output is referenced, and a path of own-property names (array indexes are
+ * decimal digits).
+ */
+export interface Reference {
+  /** The reference exactly as written, e.g. `$ref:search.items.0.id`. */
+  readonly text: string;
+  readonly stepId: string;
+  readonly path: readonly string[];
+}
+
+/** A step id, as allowed in plans and in references. */
+export const STEP_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+// A reference is `$ref:` + a step id + zero or more `.segment`s. Segments use the same characters as ids, so a
+// reference ends cleanly inside prose: in "Weather: $ref:a.temp." the final period is text.
+const REFERENCE_IN_TEXT = /\$ref:([A-Za-z0-9_-]*)((?:\.[A-Za-z0-9_-]+)*)/g;
+
+/**
+ * Names that exist on every object through its prototype. A path segment naming one is an invalid reference,
+ * never a lookup, so `$ref:a.__proto__` or `$ref:a.constructor.constructor` cannot reach into the runtime.
+ */
+export const RESERVED_PATH_SEGMENTS: ReadonlySet<string> = new Set([
+  ...Object.getOwnPropertyNames(Object.prototype),
+  'prototype',
+]);
+
+/** A piece of a string value: literal text or a reference. */
+export type TemplatePart = string | Reference;
+
+/** How one string value uses references. */
+export type StringTemplate =
+  /** No reference: the string is used as is. */
+  | { readonly kind: 'literal' }
+  /** The whole value is one reference: the referenced value is inserted with its own type. */
+  | { readonly kind: 'whole'; readonly reference: Reference }
+  /** References inside longer text: each is inserted as text. */
+  | { readonly kind: 'text'; readonly parts: readonly TemplatePart[] };
+
+/** A `$ref:` occurrence that is not followed by a step id. */
+export interface MalformedReference {
+  readonly text: string;
+}
+
+/** The result of scanning one string for references. */
+export interface ScannedString {
+  readonly template: StringTemplate;
+  readonly malformed: readonly MalformedReference[];
+}
+
+const LITERAL: StringTemplate = Object.freeze({ kind: 'literal' });
+
+/**
+ * Finds the references in one string value. Linear in the string's length.
+ *
+ * @example
+ * scanReferences('$ref:a.items.0'); // whole reference to step 'a', path ['items', '0']
+ * scanReferences('Weather: $ref:a.temp'); // text with one reference
+ */
+export function scanReferences(value: string): ScannedString {
+  if (!value.includes(REFERENCE_PREFIX)) return { template: LITERAL, malformed: [] };
+  const parts: TemplatePart[] = [];
+  const malformed: MalformedReference[] = [];
+  let last = 0;
+  for (const match of value.matchAll(REFERENCE_IN_TEXT)) {
+    const stepId = match[1] ?? '';
+    const start = match.index;
+    if (stepId === '') {
+      malformed.push({ text: value.slice(start, start + 24) });
+      continue;
+    }
+    const pathText = match[2] ?? '';
+    const reference: Reference = {
+      text: match[0],
+      stepId,
+      path: pathText === '' ? [] : pathText.slice(1).split('.'),
+    };
+    if (start > last) parts.push(value.slice(last, start));
+    parts.push(reference);
+    last = start + match[0].length;
+  }
+  if (last < value.length) parts.push(value.slice(last));
+  if (parts.length === 0) return { template: LITERAL, malformed };
+  const only = parts[0];
+  if (parts.length === 1 && typeof only === 'object') {
+    return { template: { kind: 'whole', reference: only }, malformed };
+  }
+  if (parts.every((part) => typeof part === 'string')) return { template: LITERAL, malformed };
+  return { template: { kind: 'text', parts }, malformed };
+}
