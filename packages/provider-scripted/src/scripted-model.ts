@@ -60,6 +60,10 @@ export interface ScriptContext {
   readonly inputTokens: number;
   /** The model's clock. */
   readonly clock: Clock;
+  /** Which method received the request. */
+  readonly method: 'generate' | 'stream';
+  /** The request's abort signal, for a script function that waits. */
+  readonly signal: AbortSignal | undefined;
 }
 
 /** Answers a request; `undefined` means the request is out of script (`ScriptExhaustedError`). */
@@ -205,9 +209,13 @@ export function createScriptedModel(options: ScriptedModelOptions): ScriptedMode
     return { adjustments };
   };
 
-  const takeTurn = async (request: ModelRequest, inputTokens: number): Promise<PreparedCall> => {
+  const takeTurn = async (
+    request: ModelRequest,
+    inputTokens: number,
+    method: 'generate' | 'stream',
+  ): Promise<PreparedCall> => {
     const callIndex = answered++;
-    const context: ScriptContext = { callIndex, inputTokens, clock };
+    const context: ScriptContext = { callIndex, inputTokens, clock, method, signal: request.signal };
     let step: ScriptedTurn | ScriptFunction | undefined;
     if (typeof script === 'function') step = script;
     else step = script[callIndex];
@@ -250,10 +258,13 @@ export function createScriptedModel(options: ScriptedModelOptions): ScriptedMode
     return { callIndex, response, turn, inputTokens };
   };
 
-  const prepare = async (request: ModelRequest): Promise<PreparedCall & { adjustments: Adjustment[] }> => {
+  const prepare = async (
+    request: ModelRequest,
+    method: 'generate' | 'stream',
+  ): Promise<PreparedCall & { adjustments: Adjustment[] }> => {
     const { adjustments } = checkRequest(request);
     const inputTokens = countRequestTokens(request, { includeTools: capabilities.toolCalls });
-    const prepared = await takeTurn(request, inputTokens);
+    const prepared = await takeTurn(request, inputTokens, method);
     return {
       ...prepared,
       adjustments,
@@ -289,7 +300,7 @@ export function createScriptedModel(options: ScriptedModelOptions): ScriptedMode
       const startedAt = clock.now();
       let prepared: (PreparedCall & { adjustments: Adjustment[] }) | undefined;
       try {
-        prepared = await prepare(request);
+        prepared = await prepare(request, 'generate');
         const latency = simulatedLatency(
           options.latency,
           prepared.inputTokens,
@@ -328,7 +339,7 @@ export function createScriptedModel(options: ScriptedModelOptions): ScriptedMode
       const startedAt = clock.now();
       let prepared: (PreparedCall & { adjustments: Adjustment[] }) | undefined;
       try {
-        prepared = await prepare(request);
+        prepared = await prepare(request, 'stream');
         const { response } = prepared;
         const latency = simulatedLatency(options.latency, prepared.inputTokens, response.usage.outputTokens);
         await sleepOrAbort(clock, latency.firstTokenMs, request);
