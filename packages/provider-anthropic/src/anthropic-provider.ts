@@ -3,12 +3,14 @@ import { type ModelCapabilitiesOverride, mergeCapabilities, registerSecret } fro
 import { ANTHROPIC_CAPABILITIES } from './anthropic-capabilities.js';
 import { AnthropicLanguageModel } from './anthropic-language-model.js';
 import { InvalidProviderOptionsError } from './invalid-provider-options-error.js';
+import { redactingLogger } from './redacting-logger.js';
 import { defaultSleep, type ResolvedRetryOptions, type RetryOptions } from './retry.js';
 
 /** Options of `createAnthropic`. */
 export interface AnthropicProviderOptions {
   /**
-   * A ready `Anthropic` client, used as is (its key, base URL, timeout, logger, middleware). Cannot be combined with
+   * A ready `Anthropic` client, used as is (its key, base URL, timeout, logger, middleware); its logger stays yours,
+   * so redact it yourself if it logs at `debug`, where the SDK writes response bodies. Cannot be combined with
    * `apiKey`, `baseURL`, `timeout`, `headers` or `clientOptions`, which configure a client the provider creates.
    */
   readonly client?: Anthropic;
@@ -24,7 +26,10 @@ export interface AnthropicProviderOptions {
   readonly retry?: RetryOptions;
   /** Extra headers sent with every request. */
   readonly headers?: Readonly<Record<string, string>>;
-  /** Any other option of the SDK client this provider creates (`logger`, `logLevel`, `fetch`, ...). */
+  /**
+   * Any other option of the SDK client this provider creates (`logger`, `logLevel`, `fetch`, ...). The logger is
+   * wrapped so that no line it receives contains a registered secret (the SDK logs response bodies at `debug`).
+   */
   readonly clientOptions?: Omit<ClientOptions, 'apiKey' | 'baseURL' | 'timeout' | 'maxRetries'>;
 }
 
@@ -74,6 +79,7 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
     registerSecret(apiKey);
     client = new Anthropic({
       ...options.clientOptions,
+      logger: redactingLogger(options.clientOptions?.logger ?? console),
       ...(apiKey === undefined ? {} : { apiKey }),
       ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
       ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
