@@ -22,7 +22,9 @@ export type FakeReply =
   /** Destroys the connection before any header is sent. */
   | { readonly type: 'reset' }
   /** Sends nothing and waits until the client goes away. */
-  | { readonly type: 'stall' };
+  | { readonly type: 'stall' }
+  /** Decides the reply from the request body (e.g. JSON or SSE depending on `stream`). */
+  | { readonly type: 'render'; readonly render: (body: Record<string, unknown>) => FakeReply };
 
 /** A request as the fake server received it. */
 export interface RecordedRequest {
@@ -59,7 +61,8 @@ export async function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
       body = { unparsable: raw };
     }
     requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body });
-    const reply = queue.shift();
+    let reply = queue.shift();
+    while (reply?.type === 'render') reply = reply.render(body);
     if (reply === undefined) {
       response.writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false' });
       response.end(
@@ -92,6 +95,7 @@ export async function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
         request.socket.destroy();
         return;
       case 'stall':
+      case 'render':
         return;
     }
   };
