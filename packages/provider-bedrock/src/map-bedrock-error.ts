@@ -10,6 +10,7 @@ import {
   ProviderUnavailableError,
   RateLimitError,
   redactSecrets,
+  redactSecretsDeep,
 } from '@org/core';
 import type { RetryDecisionInput } from './retry-policy.js';
 
@@ -96,7 +97,7 @@ export function mapBedrockError(thrown: unknown, context: { modelId: string }): 
   const base: ProviderErrorOptions = {
     provider: BEDROCK_PROVIDER,
     message: `Bedrock (${context.modelId}): ${name ? `${name}: ` : ''}${message}`,
-    cause: thrown,
+    cause: redactedCause(thrown),
     responseBody: { name, message },
     ...(statusCode === undefined ? {} : { statusCode }),
     ...(name === '' ? {} : { providerCode: name }),
@@ -105,7 +106,9 @@ export function mapBedrockError(thrown: unknown, context: { modelId: string }): 
   const decided = (error: OrgError): RetryDecisionInput => ({ error, retryAfterMs, shouldRetryHeader });
 
   if (name === 'AbortError' || (typeof shape.code === 'string' && shape.code === 'ABORT_ERR')) {
-    return decided(new AbortedError({ operation: `Bedrock call to '${context.modelId}'`, cause: thrown }));
+    return decided(
+      new AbortedError({ operation: `Bedrock call to '${context.modelId}'`, cause: redactedCause(thrown) }),
+    );
   }
   if (name === 'ThrottlingException' || name === 'throttlingException' || statusCode === 429) {
     if (name === 'ModelNotReadyException') return decided(new ProviderUnavailableError(base));
@@ -197,7 +200,22 @@ function headerValue(headers: Readonly<Record<string, unknown>>, name: string): 
   return undefined;
 }
 
-/** A short, secret-free description of a thrown value for messages. */
-export function describeThrown(thrown: unknown): string {
-  return redactSecrets(errorMessageOf(thrown));
+/**
+ * A copy of a thrown value that is safe to keep as `cause`: the SDK's exception message may quote a token the
+ * service (or a proxy) echoed, and `console.error(error)` prints the whole cause chain. The copy keeps the name,
+ * `code`, `$fault` and `$metadata` (status, request id), with message and stack redacted; the raw HTTP response
+ * is not kept.
+ */
+export function redactedCause(thrown: unknown): unknown {
+  if (!(thrown instanceof Error)) return redactSecretsDeep(thrown);
+  const copy = new Error(redactSecrets(thrown.message));
+  copy.name = thrown.name;
+  copy.stack = redactSecrets(thrown.stack ?? '');
+  const source = thrown as unknown as Record<string, unknown>;
+  for (const key of ['code', '$fault', '$metadata'] as const) {
+    if (source[key] !== undefined) {
+      Object.defineProperty(copy, key, { value: redactSecretsDeep(source[key]), enumerable: true });
+    }
+  }
+  return copy;
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import http2 from 'node:http2';
+import * as http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { EventStreamCodec } from '@smithy/eventstream-codec';

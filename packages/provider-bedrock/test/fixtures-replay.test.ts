@@ -80,27 +80,38 @@ describe('every recording in provider-fixtures/bedrock replays through the adapt
     const calls = new Map<number, { id: string; name: string; input: string }>();
     let stopReason = '';
     let usage: { inputTokens: number; outputTokens: number } | undefined;
-    for (const { event, payload } of items as Array<{ event: string; payload: Record<string, never> }>) {
-      if (event === 'contentBlockStart' && payload.start?.toolUse) {
-        calls.set(payload.contentBlockIndex, {
-          id: payload.start.toolUse.toolUseId,
-          name: payload.start.toolUse.name,
-          input: '',
-        });
+    interface RecordedEvent {
+      contentBlockIndex: number;
+      start?: { toolUse?: { toolUseId: string; name: string } };
+      delta?: { text?: string; toolUse?: { input: string } };
+      stopReason?: string;
+      usage?: { inputTokens: number; outputTokens: number };
+    }
+    for (const item of items) {
+      if (!('event' in item)) continue;
+      const payload = item.payload as RecordedEvent;
+      const toolUse = payload.start?.toolUse;
+      if (item.event === 'contentBlockStart' && toolUse !== undefined) {
+        calls.set(payload.contentBlockIndex, { id: toolUse.toolUseId, name: toolUse.name, input: '' });
       }
-      if (event === 'contentBlockDelta') {
-        const delta = payload.delta as { text?: string; toolUse?: { input: string } };
-        if (delta.text !== undefined) text += delta.text;
-        if (delta.toolUse !== undefined) calls.get(payload.contentBlockIndex)!.input += delta.toolUse.input;
+      if (item.event === 'contentBlockDelta') {
+        if (payload.delta?.text !== undefined) text += payload.delta.text;
+        const call = calls.get(payload.contentBlockIndex);
+        if (payload.delta?.toolUse !== undefined && call !== undefined)
+          call.input += payload.delta.toolUse.input;
       }
-      if (event === 'messageStop') stopReason = payload.stopReason;
-      if (event === 'metadata') usage = payload.usage;
+      if (item.event === 'messageStop') stopReason = payload.stopReason ?? '';
+      if (item.event === 'metadata') usage = payload.usage;
     }
 
     const last = parts.at(-1);
     expect(last?.type).toBe('finish');
     expect(parts.filter((part) => part.type === 'finish' || part.type === 'error')).toHaveLength(1);
-    const collected = await collectStream(parts);
+    const collected = await collectStream(
+      (async function* () {
+        yield* parts;
+      })(),
+    );
     expect(collected.text).toBe(text);
     expect(collected.toolCalls).toEqual(
       [...calls.entries()]
