@@ -95,7 +95,6 @@ export async function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
         request.socket.destroy();
         return;
       case 'stall':
-      case 'render':
         return;
     }
   };
