@@ -32,8 +32,13 @@ interface Turn {
   content: ContentBlock[];
   /** Indexes of the core messages this turn came from. */
   sources: number[];
-  /** The turn holds only tool results: merging further tool results into it is the standard Converse form. */
-  onlyToolResults: boolean;
+  /** The core role of the last message merged in (`tool` results share the `user` turn). */
+  lastCoreRole: Message['role'];
+  /**
+   * Two messages of the same core role (user + user, assistant + assistant) were merged. Tool results merged with
+   * each other or with the user message after them are the ordinary Converse shape and not reported.
+   */
+  mergedSameRole: boolean;
 }
 
 /**
@@ -58,16 +63,17 @@ export function convertMessages(
   let rewrittenToolBlocks = 0;
   let seenConversation = false;
 
-  const push = (role: Role, content: ContentBlock[], index: number, isToolResult: boolean): void => {
+  const push = (role: Role, content: ContentBlock[], index: number, coreRole: Message['role']): void => {
     if (content.length === 0) return;
     const last = turns.at(-1);
     if (last !== undefined && last.role === role) {
       last.content.push(...content);
       last.sources.push(index);
-      last.onlyToolResults = last.onlyToolResults && isToolResult;
+      if (coreRole !== 'tool' && coreRole === last.lastCoreRole) last.mergedSameRole = true;
+      last.lastCoreRole = coreRole;
       return;
     }
-    turns.push({ role, content, sources: [index], onlyToolResults: isToolResult });
+    turns.push({ role, content, sources: [index], lastCoreRole: coreRole, mergedSameRole: false });
   };
 
   input.forEach((message, index) => {
@@ -78,7 +84,7 @@ export function convertMessages(
         return;
       case 'user':
         seenConversation = true;
-        push('user', [{ text: message.content }], index, false);
+        push('user', [{ text: message.content }], index, 'user');
         return;
       case 'assistant': {
         seenConversation = true;
@@ -111,7 +117,7 @@ export function convertMessages(
         // An assistant turn that held only dropped calls disappears; one with nothing at all is kept for Bedrock
         // to judge (it rejects empty content with its own message).
         if (content.length === 0 && (message.toolCalls ?? []).length === 0) content.push({ text: '' });
-        push('assistant', content, index, false);
+        push('assistant', content, index, 'assistant');
         return;
       }
       case 'tool': {
@@ -131,7 +137,7 @@ export function convertMessages(
               },
             ],
             index,
-            false,
+            'tool',
           );
           return;
         }
@@ -147,14 +153,14 @@ export function convertMessages(
             },
           ],
           index,
-          true,
+          'tool',
         );
         return;
       }
     }
   });
 
-  const merged = turns.filter((turn) => turn.sources.length > 1 && !turn.onlyToolResults);
+  const merged = turns.filter((turn) => turn.mergedSameRole);
   if (merged.length > 0) {
     adjustments.push({
       kind: 'history-rewritten',
