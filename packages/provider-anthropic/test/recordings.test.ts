@@ -279,7 +279,7 @@ describe.each(files.filter((file) => file.endsWith('.chunks.txt')))('%s', (file)
       for await (const part of stream) parts.push(part);
       const last = parts[parts.length - 1];
       expect(last?.type).toBe('error');
-      expect((last as { error: MalformedStreamError }).error).toMatchObject({
+      expect((last as { error: unknown }).error as MalformedStreamError).toMatchObject({
         reason: 'spliced-message',
         code: 'stream_interrupted',
       });
