@@ -1,0 +1,261 @@
+import {
+  AbortedError,
+  type Adjustment,
+  assertToolCallPairing,
+  InvalidRequestError,
+  type LanguageModel,
+  type ModelCapabilities,
+  type ModelRequest,
+  type ModelResponse,
+  SPECIFICATION_VERSION,
+  StreamInterruptedError,
+  type StreamPart,
+} from '@org/core';
+import type OpenAI from 'openai';
+import { buildChatBody } from './chat-request.js';
+import { parseChatCompletion } from './chat-response.js';
+import { ChatStreamAssembler } from './chat-stream-assembler.js';
+import { openEventStream } from './event-stream.js';
+import { mapOpenAIError } from './map-openai-error.js';
+import type { ParsedAnswer } from './parsed-answer.js';
+import { buildResponsesBody } from './responses-request.js';
+import { parseResponse } from './responses-response.js';
+import { ResponsesStreamAssembler } from './responses-stream-assembler.js';
+import { type ResolvedRetryOptions, withRetries } from './retry-policy.js';
+import { checkAnswer, planTools, type ToolPlan } from './tool-plan.js';
+
+/** Which OpenAI API a model speaks. */
+export type OpenAIApi = 'responses' | 'chat';
+
+/** Everything a model needs, resolved by the provider factory. */
+export interface OpenAILanguageModelConfig {
+  readonly provider: string;
+  readonly modelId: string;
+  readonly api: OpenAIApi;
+  readonly capabilities: ModelCapabilities;
+  /** The SDK client, created on first use so a missing key fails the call, not the import. */
+  readonly client: () => OpenAI;
+  readonly retry: ResolvedRetryOptions;
+  readonly timeoutMs: number | undefined;
+  readonly maxTokensParameter: 'max_completion_tokens' | 'max_tokens';
+  readonly streamUsage: boolean;
+}
+
+interface Prepared {
+  readonly plan: ToolPlan;
+  readonly body: Record<string, unknown>;
+}
+
+type ChatParams = OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
+type ChatStreamParams = OpenAI.Chat.ChatCompletionCreateParamsStreaming;
+type ResponsesParams = OpenAI.Responses.ResponseCreateParamsNonStreaming;
+type ResponsesStreamParams = OpenAI.Responses.ResponseCreateParamsStreaming;
+
+function checkSettings(request: ModelRequest, provider: string): void {
+  const fail = (message: string): never => {
+    throw new InvalidRequestError({ provider, providerCode: 'invalid_setting', message });
+  };
+  const { maxOutputTokens, temperature, stopSequences } = request;
+  if (maxOutputTokens !== undefined && !(Number.isInteger(maxOutputTokens) && maxOutputTokens > 0)) {
+    fail(`maxOutputTokens must be a positive integer, got ${JSON.stringify(maxOutputTokens)}.`);
+  }
+  if (
+    temperature !== undefined &&
+    !(typeof temperature === 'number' && Number.isFinite(temperature) && temperature >= 0)
+  ) {
+    fail(`temperature must be a finite number >= 0, got ${JSON.stringify(temperature)}.`);
+  }
+  if (
+    stopSequences !== undefined &&
+    !stopSequences.every((stop) => typeof stop === 'string' && stop !== '')
+  ) {
+    fail(`stopSequences must be non-empty strings, got ${JSON.stringify(stopSequences)}.`);
+  }
+}
+
+/** A `LanguageModel` over the OpenAI SDK, speaking the Responses API or Chat Completions. */
+export class OpenAILanguageModel implements LanguageModel {
+  readonly specificationVersion = SPECIFICATION_VERSION;
+  readonly provider: string;
+  readonly modelId: string;
+  readonly capabilities: ModelCapabilities;
+  /** The API this model speaks. */
+  readonly api: OpenAIApi;
+  private readonly config: OpenAILanguageModelConfig;
+
+  constructor(config: OpenAILanguageModelConfig) {
+    this.config = config;
+    this.provider = config.provider;
+    this.modelId = config.modelId;
+    this.capabilities = config.capabilities;
+    this.api = config.api;
+  }
+
+  private get operation(): string {
+    return this.api === 'chat' ? 'chat completion' : 'response';
+  }
+
+  /** Everything checked before a byte is sent: abort, history pairing, settings, tool choice; then the body. */
+  private prepare(request: ModelRequest, stream: boolean): Prepared {
+    if (request.signal?.aborted) {
+      throw new AbortedError({
+        operation: `${this.provider} ${this.operation}`,
+        cause: request.signal.reason,
+      });
+    }
+    assertToolCallPairing(request.messages);
+    checkSettings(request, this.provider);
+    let plan = planTools(request, this.capabilities, { provider: this.provider, modelId: this.modelId });
+    if (this.api === 'responses' && request.stopSequences !== undefined && request.stopSequences.length > 0) {
+      const ignored: Adjustment = {
+        kind: 'setting-ignored',
+        message:
+          'The Responses API has no stop sequences; stopSequences were not sent. Use the Chat Completions API (api: "chat") where they matter.',
+        details: { setting: 'stopSequences', stopSequences: [...request.stopSequences] },
+      };
+      plan = { ...plan, adjustments: [...plan.adjustments, ignored] };
+    }
+    const settings = { provider: this.provider, modelId: this.modelId };
+    const body =
+      this.api === 'chat'
+        ? buildChatBody(
+            request,
+            plan,
+            {
+              ...settings,
+              maxTokensParameter: this.config.maxTokensParameter,
+              streamUsage: this.config.streamUsage,
+            },
+            stream,
+          )
+        : buildResponsesBody(request, plan, settings, stream);
+    return { plan, body };
+  }
+
+  private requestOptions(signal: AbortSignal | undefined): OpenAI.RequestOptions {
+    // The adapter retries itself (see retry-policy.ts), so the SDK must not.
+    return {
+      maxRetries: 0,
+      ...(signal === undefined ? {} : { signal }),
+      ...(this.config.timeoutMs === undefined ? {} : { timeout: this.config.timeoutMs }),
+    };
+  }
+
+  private mapError(error: unknown, signal: AbortSignal | undefined, partialText?: string): Error {
+    return mapOpenAIError(error, {
+      provider: this.provider,
+      operation: this.operation,
+      signal,
+      ...(partialText === undefined ? {} : { partialText }),
+    });
+  }
+
+  private finishAnswer(plan: ToolPlan, answer: ParsedAnswer): ModelResponse {
+    const checked = checkAnswer(plan, answer.toolCalls);
+    return { ...answer, toolCalls: checked.toolCalls, adjustments: checked.adjustments };
+  }
+
+  async generate(request: ModelRequest): Promise<ModelResponse> {
+    const { plan, body } = this.prepare(request, false);
+    const { signal } = request;
+    const client = this.config.client();
+    const options = this.requestOptions(signal);
+    const raw = await withRetries<unknown>(
+      () =>
+        this.api === 'chat'
+          ? client.chat.completions.create(body as unknown as ChatParams, options)
+          : client.responses.create(body as unknown as ResponsesParams, options),
+      {
+        retry: this.config.retry,
+        signal,
+        mapError: (error) => this.mapError(error, signal),
+        operation: `${this.provider} ${this.operation}`,
+      },
+    );
+    const answer =
+      this.api === 'chat' ? parseChatCompletion(raw, this.provider) : parseResponse(raw, this.provider);
+    const response = this.finishAnswer(plan, answer);
+    return request.includeRawResponse ? { ...response, rawResponse: raw } : response;
+  }
+
+  async *stream(request: ModelRequest): AsyncIterable<StreamPart> {
+    let prepared: Prepared;
+    let client: OpenAI;
+    try {
+      prepared = this.prepare(request, true);
+      client = this.config.client();
+    } catch (error) {
+      yield { type: 'error', error: this.mapError(error, request.signal) };
+      return;
+    }
+    const { plan, body } = prepared;
+    // One controller per call: aborted by the caller's signal, and by us when the consumer stops early.
+    const controller = new AbortController();
+    const onAbort = (): void => controller.abort(request.signal?.reason);
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    const assembler =
+      this.api === 'chat'
+        ? new ChatStreamAssembler(this.provider)
+        : new ResponsesStreamAssembler(this.provider);
+    let started = false;
+    try {
+      const options = this.requestOptions(controller.signal);
+      const response = await withRetries(
+        () =>
+          this.api === 'chat'
+            ? client.chat.completions.create(body as unknown as ChatStreamParams, options).asResponse()
+            : client.responses.create(body as unknown as ResponsesStreamParams, options).asResponse(),
+        {
+          retry: this.config.retry,
+          signal: controller.signal,
+          mapError: (error) => this.mapError(error, request.signal),
+          operation: `${this.provider} ${this.operation}`,
+        },
+      );
+      started = true;
+      const stream = openEventStream(response, controller, client);
+      for await (const event of stream.events) {
+        for (const part of assembler.push(event)) yield part;
+      }
+      // The SDK's iterator ends quietly on abort; the caller must still learn the answer was cut short.
+      if (request.signal?.aborted) {
+        yield { type: 'error', error: this.mapError(request.signal.reason, request.signal) };
+        return;
+      }
+      const complete = assembler instanceof ChatStreamAssembler ? stream.sawDone() : assembler.ended;
+      if (!complete) {
+        yield {
+          type: 'error',
+          error: new StreamInterruptedError({
+            provider: this.provider,
+            providerCode:
+              assembler instanceof ChatStreamAssembler ? 'missing_done' : 'missing_terminal_event',
+            message: `${this.provider} ${this.operation}: the stream ended without ${assembler instanceof ChatStreamAssembler ? 'data: [DONE]' : 'a response.completed event'}; the answer is incomplete.`,
+            partialText: assembler.partialText,
+          }),
+        };
+        return;
+      }
+      const answer = this.finishAnswer(plan, assembler.finish());
+      for (const toolCall of answer.toolCalls) yield { type: 'tool-call', toolCall };
+      yield {
+        type: 'finish',
+        finishReason: answer.finishReason,
+        usage: answer.usage,
+        adjustments: answer.adjustments,
+        ...(answer.rawFinishReason === undefined ? {} : { rawFinishReason: answer.rawFinishReason }),
+        ...(answer.responseId === undefined ? {} : { responseId: answer.responseId }),
+      };
+    } catch (error) {
+      // Only the caller's signal means "aborted": the SDK also aborts `controller` itself when a stream breaks.
+      yield {
+        type: 'error',
+        error: this.mapError(error, request.signal, started ? assembler.partialText : undefined),
+      };
+    } finally {
+      request.signal?.removeEventListener('abort', onAbort);
+      // Releases the connection when the consumer stopped early; a no-op after a complete stream.
+      controller.abort();
+    }
+  }
+}

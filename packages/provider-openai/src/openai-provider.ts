@@ -1,0 +1,142 @@
+import {
+  AuthenticationError,
+  type LanguageModel,
+  type ModelCapabilities,
+  type ModelCapabilitiesOverride,
+  mergeCapabilities,
+  registerSecret,
+} from '@org/core';
+import OpenAI from 'openai';
+import { type OpenAIApi, OpenAILanguageModel } from './openai-language-model.js';
+import { type RetryOptions, resolveRetryOptions } from './retry-policy.js';
+
+/** Options of `createOpenAI`. */
+export interface OpenAIProviderOptions {
+  /** A ready SDK client. Its own retries are not used (the adapter retries, see `maxRetries` and `retry`). */
+  readonly client?: OpenAI;
+  /** Defaults to the `OPENAI_API_KEY` environment variable. Registered as a secret: it never appears in errors. */
+  readonly apiKey?: string;
+  /** An OpenAI-compatible server, e.g. `http://localhost:1234/v1` (LM Studio), `http://localhost:11434/v1` (Ollama). */
+  readonly baseURL?: string;
+  readonly organization?: string;
+  readonly project?: string;
+  /** Per-attempt timeout in milliseconds (the SDK's `timeout`). */
+  readonly timeout?: number;
+  /** Retries after the first attempt, for 408 / 409 / 429 / 5xx and connection failures. Default 2. */
+  readonly maxRetries?: number;
+  /** Finer retry control: back-off, the longest `retry-after` worth waiting for, the clock. */
+  readonly retry?: RetryOptions;
+  /** Extra headers on every request. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The provider name models report (`model.provider`, errors); default `openai`. Use it for compatible servers. */
+  readonly name?: string;
+}
+
+/** Per-model settings: the second argument of the provider function. */
+export interface OpenAIModelSettings {
+  /** `responses` (default) or `chat` (Chat Completions; what OpenAI-compatible servers speak). */
+  readonly api?: OpenAIApi;
+  /**
+   * What the model or server can do, over the defaults (everything native). Declare it for compatible servers,
+   * e.g. `{ toolChoice: { required: 'emulated' }, strictSchemas: false }`; never guessed from the model id.
+   */
+  readonly capabilities?: ModelCapabilitiesOverride;
+  /** Chat only: the body field of `maxOutputTokens`. Default `max_completion_tokens`; older servers want `max_tokens`. */
+  readonly maxTokensParameter?: 'max_completion_tokens' | 'max_tokens';
+  /** Chat only: ask for usage in streams (`stream_options.include_usage`). Default true; turn off for servers that reject it. */
+  readonly streamUsage?: boolean;
+}
+
+/** The provider function: `(modelId, settings?) => LanguageModel`, with shortcuts for each API. */
+export interface OpenAIProvider {
+  (modelId: string, settings?: OpenAIModelSettings): LanguageModel;
+  /** A Responses API model. */
+  responses(modelId: string, settings?: Omit<OpenAIModelSettings, 'api'>): LanguageModel;
+  /** A Chat Completions model. */
+  chat(modelId: string, settings?: Omit<OpenAIModelSettings, 'api'>): LanguageModel;
+}
+
+/** What OpenAI's own models accept on both APIs. Compatible servers override it per model. */
+export const OPENAI_DEFAULT_CAPABILITIES: ModelCapabilities = Object.freeze({
+  toolCalls: true,
+  toolChoice: Object.freeze({ auto: 'native', required: 'native', none: 'native', tool: 'native' } as const),
+  parallelToolCalls: true,
+  strictSchemas: true,
+  streaming: true,
+});
+
+/**
+ * Creates an OpenAI provider. The SDK client is created on the first call (so importing never fails for want of
+ * a key); the API key, given or from `OPENAI_API_KEY`, is registered as a secret at once.
+ *
+ * @example
+ * import { createOpenAI } from '@org/provider-openai';
+ *
+ * const openai = createOpenAI({ apiKey: process.env.OPENAI_API_KEY });
+ * const model = openai('gpt-4.1-mini'); // Responses API
+ * const response = await model.generate({ messages: [{ role: 'user', content: 'Hi' }] });
+ *
+ * // An OpenAI-compatible server (LM Studio) over Chat Completions, without tool_choice "required":
+ * const local = createOpenAI({ baseURL: 'http://localhost:1234/v1', apiKey: 'lm-studio', name: 'lmstudio' });
+ * const qwen = local('qwen2.5-7b-instruct', { api: 'chat', capabilities: { toolChoice: { required: 'emulated' }, strictSchemas: false } });
+ */
+export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvider {
+  const provider = options.name ?? 'openai';
+  const apiKey = options.apiKey ?? (options.client ? undefined : process.env.OPENAI_API_KEY);
+  registerSecret(apiKey);
+  if (options.client) registerSecret(options.client.apiKey);
+  const retry = resolveRetryOptions(options.retry, options.maxRetries);
+
+  let client: OpenAI | undefined = options.client;
+  const getClient = (): OpenAI => {
+    if (client !== undefined) return client;
+    if (apiKey === undefined || apiKey === '') {
+      throw new AuthenticationError({
+        provider,
+        message: `No API key for ${provider}: pass createOpenAI({ apiKey }) or set OPENAI_API_KEY.`,
+      });
+    }
+    client = new OpenAI({
+      apiKey,
+      maxRetries: 0,
+      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+      ...(options.organization === undefined ? {} : { organization: options.organization }),
+      ...(options.project === undefined ? {} : { project: options.project }),
+      ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+      ...(options.headers === undefined ? {} : { defaultHeaders: { ...options.headers } }),
+    });
+    return client;
+  };
+
+  const create = (modelId: string, settings: OpenAIModelSettings = {}): LanguageModel =>
+    new OpenAILanguageModel({
+      provider,
+      modelId,
+      api: settings.api ?? 'responses',
+      capabilities: mergeCapabilities(OPENAI_DEFAULT_CAPABILITIES, settings.capabilities),
+      client: getClient,
+      retry,
+      timeoutMs: options.timeout,
+      maxTokensParameter: settings.maxTokensParameter ?? 'max_completion_tokens',
+      streamUsage: settings.streamUsage ?? true,
+    });
+
+  const providerFunction = (modelId: string, settings?: OpenAIModelSettings): LanguageModel =>
+    create(modelId, settings);
+  providerFunction.responses = (
+    modelId: string,
+    settings: Omit<OpenAIModelSettings, 'api'> = {},
+  ): LanguageModel => create(modelId, { ...settings, api: 'responses' });
+  providerFunction.chat = (modelId: string, settings: Omit<OpenAIModelSettings, 'api'> = {}): LanguageModel =>
+    create(modelId, { ...settings, api: 'chat' });
+  return providerFunction;
+}
+
+/**
+ * The default provider: key from `OPENAI_API_KEY`, Responses API unless `api: 'chat'`.
+ *
+ * @example
+ * import { openai } from '@org/provider-openai';
+ * const model = openai('gpt-4.1-mini', { api: 'chat' });
+ */
+export const openai: OpenAIProvider = createOpenAI();
