@@ -6,6 +6,7 @@ import {
   type ObservationStatus,
   type RunEventListener,
 } from '@org/core';
+import type { ToolRegistry } from '@org/tools';
 import { fillArguments, type TemplateSite } from './argument-template.js';
 import { type Clock, systemClock } from './clock.js';
 import { createInProcessStepRunner } from './in-process-step-runner.js';
@@ -16,13 +17,12 @@ import { MISSING, parseJsonContainer, readPath, toInterpolatedText } from './rea
 import type { Reference } from './reference.js';
 import { checkStepArguments } from './step-arguments.js';
 import type { StepObservation, StepRunner } from './step-runner.js';
-import type { PlanToolSource } from './tool-source.js';
 import { graphOf, type PlanGraph, validatePlan } from './validate-plan.js';
 
 /** Options of {@link executePlan}. */
 export interface ExecutePlanOptions {
   /** The tools steps call; arguments are validated and coerced against their schemas. */
-  readonly tools: PlanToolSource;
+  readonly tools: ToolRegistry;
   /** How many steps may run at once. A positive integer or `Infinity`. Default 8. */
   readonly maxConcurrency?: number;
   /** Aborts the plan: no new step starts, running steps are signalled, every step still gets one final state. */

@@ -1,17 +1,19 @@
 import type { JsonSchema } from '@org/core';
+import { type Tool, toJsonSchema } from '@org/tools';
 
-/** A tool as the plan executor sees it. */
-export type PlanTool = object;
+const outputSchemas = new WeakMap<Tool, JsonSchema | null>();
 
-/** The registry steps call into. */
-export interface PlanToolSource {
-  has(name: string): boolean;
-  get(name: string): PlanTool | undefined;
-  names(): string[];
-}
-
-/** The JSON Schema of a tool's output, when it declares one. */
-export function toolOutputSchema(tool: PlanTool): JsonSchema | undefined {
-  const schema = (tool as { outputSchema?: unknown }).outputSchema;
-  return typeof schema === 'object' && schema !== null ? (schema as JsonSchema) : undefined;
+/** The JSON Schema of a tool's declared output, converted once per tool; undefined when it declares none. */
+export function toolOutputSchema(tool: Tool): JsonSchema | undefined {
+  let schema = outputSchemas.get(tool);
+  if (schema === undefined) {
+    try {
+      schema = tool.output === undefined ? null : toJsonSchema(tool.output);
+    } catch {
+      // A schema that cannot be described cannot check references either; execution still validates outputs.
+      schema = null;
+    }
+    outputSchemas.set(tool, schema);
+  }
+  return schema ?? undefined;
 }

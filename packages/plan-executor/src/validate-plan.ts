@@ -1,4 +1,5 @@
 import { closestMatch, type JsonSchema } from '@org/core';
+import type { Tool, ToolRegistry } from '@org/tools';
 import { type ArgumentTemplate, compileArguments } from './argument-template.js';
 import { orderSteps } from './find-cycles.js';
 import { lookupSchemaField } from './output-schema-field.js';
@@ -8,12 +9,12 @@ import { resolvePlanLimits } from './plan-limits.js';
 import type { PlanProblem } from './plan-problem.js';
 import { PlanValidationError } from './plan-validation-error.js';
 import { RESERVED_PATH_SEGMENTS } from './reference.js';
-import { type PlanTool, type PlanToolSource, toolOutputSchema } from './tool-source.js';
+import { toolOutputSchema } from './tool-source.js';
 
 /** Options of {@link validatePlan}. */
 export interface ValidatePlanOptions extends ParsePlanOptions {
   /** The tools steps may call. */
-  readonly tools: PlanToolSource;
+  readonly tools: ToolRegistry;
 }
 
 /** A plan that passed validation against a set of tools, ready for {@link executePlan}. */
@@ -32,9 +33,9 @@ export type ValidatePlanResult =
 
 /** What the scheduler needs, computed once per validation. Module-private: reached through a WeakMap. */
 export interface PlanGraph {
-  readonly tools: PlanToolSource;
+  readonly tools: ToolRegistry;
   readonly steps: readonly PlanStep[];
-  readonly stepTools: readonly PlanTool[];
+  readonly stepTools: readonly Tool[];
   readonly indexOf: ReadonlyMap<string, number>;
   readonly dependencyStart: Int32Array;
   readonly dependencyList: Int32Array;
@@ -118,7 +119,7 @@ export function validatePlan(input: unknown, options: ValidatePlanOptions): Vali
   }
 
   let toolNames: string[] | undefined;
-  const stepTools: PlanTool[] = [];
+  const stepTools: Tool[] = [];
   const outputSchemas = new Map<string, JsonSchema | undefined>();
   for (let index = 0; index < count; index++) {
     const step = steps[index]!;

@@ -1,0 +1,87 @@
+import type { RunEvent } from '@org/core';
+import { executeAction, ToolRegistry, toolCallToAction } from '@org/tools';
+import { describe, expect, it } from 'vitest';
+import { createTestTools } from './__fixtures__/test-tools.js';
+import { createToolPlanTool, type PlanResult, TOOL_PLAN_DESCRIPTION } from './index.js';
+
+describe('createToolPlanTool', () => {
+  it('is the execute_tool_plan tool with a JSON Schema input and the teaching description', () => {
+    const tool = createToolPlanTool({ tools: createTestTools() });
+    expect(tool.name).toBe('execute_tool_plan');
+    expect(tool.description).toBe(TOOL_PLAN_DESCRIPTION);
+    expect(tool.inputSchema).toMatchObject({
+      type: 'object',
+      required: ['steps'],
+      properties: { steps: { type: 'array', maxItems: 500 }, output_steps: { type: 'array' } },
+    });
+    const [spec] = new ToolRegistry([tool]).specs({ target: 'anthropic' });
+    expect(spec?.name).toBe('execute_tool_plan');
+  });
+
+  it('runs a plan a model wrote as raw JSON text, with string arguments, and answers with the summary', async () => {
+    const tools = createTestTools();
+    const events: RunEvent[] = [];
+    const results: PlanResult[] = [];
+    const planTool = createToolPlanTool({
+      tools,
+      onEvent: (event) => events.push(event),
+      onPlanResult: (result) => results.push(result),
+    });
+    const agentTools = new ToolRegistry([...tools.list(), planTool]);
+    const converted = toolCallToAction(agentTools, {
+      id: 'call_1',
+      toolName: 'execute_tool_plan',
+      arguments: JSON.stringify({
+        steps: [
+          { id: 'w', tool: 'get_weather', arguments: '{"city":"Paris"}' },
+          { id: 'm', tool: 'echo', arguments: { value: 'Paris: $ref:w.temperature C' } },
+        ],
+        output_steps: ['m'],
+      }),
+    });
+    if (!converted.ok) throw converted.error;
+    const observation = await executeAction(agentTools, converted.action);
+    expect(observation.status).toBe('success');
+    expect(JSON.parse(observation.output as string)).toEqual({
+      status: 'success',
+      summary: '2 of 2 steps succeeded.',
+      results: { m: 'Paris: 21 C' },
+    });
+    expect(results[0]?.steps.map((step) => step.status)).toEqual(['success', 'success']);
+    expect(events.filter((event) => event.type === 'plan-step-finished')).toHaveLength(2);
+  });
+
+  it('fails the call with every problem listed when the plan is invalid, running nothing', async () => {
+    const tools = createTestTools();
+    const planTool = createToolPlanTool({ tools });
+    const registry = new ToolRegistry([planTool]);
+    const observation = await executeAction(registry, {
+      id: 'call_2',
+      toolName: 'execute_tool_plan',
+      args: {
+        steps: [
+          { id: 'a', tool: 'get_wether', arguments: {} },
+          { id: 'b', tool: 'echo', arguments: { value: '$ref:c' } },
+        ],
+      },
+    });
+    expect(observation.status).toBe('error');
+    expect(observation.error?.message).toContain('The plan is invalid (2 problems)');
+    expect(observation.error?.message).toContain("did you mean 'get_weather'?");
+    expect(observation.error?.message).toContain("unknown step 'c'");
+  });
+
+  it('aborts the plan with the call', async () => {
+    const tools = createTestTools();
+    const registry = new ToolRegistry([createToolPlanTool({ tools })]);
+    const controller = new AbortController();
+    const pending = executeAction(
+      registry,
+      { id: 'call_3', toolName: 'execute_tool_plan', args: { steps: [{ id: 'slow', tool: 'wait', arguments: { ms: 5000 } }] } },
+      { signal: controller.signal },
+    );
+    setTimeout(() => controller.abort(), 5);
+    const observation = await pending;
+    expect(observation.status).toBe('aborted');
+  });
+});

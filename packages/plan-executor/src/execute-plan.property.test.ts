@@ -1,0 +1,302 @@
+import type { RunEvent } from '@org/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createTestTools } from './__fixtures__/test-tools.js';
+import { executePlan, parsePlan, type StepObservation, type StepRunner, validatePlan } from './index.js';
+
+const numRuns = Number(process.env.FC_NUM_RUNS ?? 1000);
+const tools = createTestTools();
+
+interface RandomDag {
+  readonly dependencies: number[][];
+  readonly failing: boolean[];
+}
+
+/** DAGs of 1 to 30 steps: each step depends on a random subset of earlier ones; some fail. */
+const dagArbitrary: fc.Arbitrary<RandomDag> = fc.integer({ min: 1, max: 30 }).chain((count) =>
+  fc.record({
+    dependencies: fc.tuple(
+      ...Array.from({ length: count }, (_, index) =>
+        index === 0
+          ? fc.constant<number[]>([])
+          : fc.uniqueArray(fc.integer({ min: 0, max: index - 1 }), { maxLength: Math.min(index, 4) }),
+      ),
+    ),
+    failing: fc
+      .array(fc.boolean(), { minLength: count, maxLength: count })
+      .map((flags) => flags.map((flag, index) => flag && index % 3 === 0)),
+  }),
+);
+
+const idOf = (index: number): string => `s${index}`;
+
+function planOf(dag: RandomDag): {
+  steps: { id: string; tool: string; arguments: Record<string, unknown> }[];
+} {
+  // Shuffle-free but not topological on purpose: steps are listed in reverse, so order comes from references.
+  return {
+    steps: dag.dependencies
+      .map((dependencies, index) => ({
+        id: idOf(index),
+        tool: 'echo',
+        arguments: { value: dependencies.map((dependency) => `$ref:${idOf(dependency)}.id`) },
+      }))
+      .reverse(),
+  };
+}
+
+/** What every step must end as, computed without any scheduling. */
+function expectedOutcome(dag: RandomDag): { status: string[]; cause: (number | undefined)[] } {
+  const status: string[] = [];
+  const cause: (number | undefined)[] = [];
+  dag.dependencies.forEach((dependencies, index) => {
+    const failed = [...dependencies]
+      .sort((left, right) => left - right)
+      .find((dependency) => status[dependency] !== 'success');
+    if (failed !== undefined) {
+      status.push('skipped');
+      cause.push(cause[failed] ?? failed);
+    } else {
+      status.push(dag.failing[index] ? 'error' : 'success');
+      cause.push(undefined);
+    }
+  });
+  return { status, cause };
+}
+
+function scheduledRunner(scheduler: fc.Scheduler, dag: RandomDag, log: string[]): StepRunner {
+  return {
+    run: ({ stepId, action }) => {
+      log.push(`run:${stepId}`);
+      const index = Number(stepId.slice(1));
+      const observation: StepObservation = dag.failing[index]
+        ? {
+            actionId: action.id,
+            toolName: action.toolName,
+            status: 'error',
+            error: { code: 'tool_execution_failed', message: `${stepId} failed` },
+            durationMs: 0,
+          }
+        : {
+            actionId: action.id,
+            toolName: action.toolName,
+            status: 'success',
+            output: { id: stepId, got: action.args.value },
+            durationMs: 0,
+          };
+      return scheduler.schedule(Promise.resolve(observation), stepId);
+    },
+  };
+}
+
+describe('executePlan properties (fast-check)', () => {
+  it('on random DAGs with random failures and any completion order: one final state per step, no early start, exact skips, same results', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.scheduler(),
+        dagArbitrary,
+        fc.oneof(fc.integer({ min: 1, max: 5 }), fc.constant(Number.POSITIVE_INFINITY)),
+        async (scheduler, dag, maxConcurrency) => {
+          const events: RunEvent[] = [];
+          const log: string[] = [];
+          const finishedAt = new Map<string, number>();
+          let running = 0;
+          const onEvent = (event: RunEvent): void => {
+            events.push(event);
+            if (event.type === 'plan-step-started') {
+              running++;
+              expect(running).toBeLessThanOrEqual(maxConcurrency);
+              const index = Number(event.stepId.slice(1));
+              for (const dependency of dag.dependencies[index]!) {
+                expect(
+                  finishedAt.has(idOf(dependency)),
+                  `${event.stepId} started before ${idOf(dependency)} finished`,
+                ).toBe(true);
+              }
+            }
+            if (event.type === 'plan-step-finished') {
+              if (event.status !== 'skipped') running--;
+              expect(finishedAt.has(event.stepId), `${event.stepId} finished twice`).toBe(false);
+              finishedAt.set(event.stepId, events.length);
+            }
+          };
+          const pending = executePlan(planOf(dag), {
+            tools,
+            maxConcurrency,
+            onEvent,
+            runner: scheduledRunner(scheduler, dag, log),
+          });
+          await scheduler.waitAll();
+          const result = await pending;
+
+          const expected = expectedOutcome(dag);
+          expect(result.steps).toHaveLength(dag.dependencies.length);
+          expect(finishedAt.size).toBe(dag.dependencies.length);
+          for (const step of result.steps) {
+            const index = Number(step.id.slice(1));
+            expect(step.status).toBe(expected.status[index]);
+            if (step.status === 'success') {
+              expect(step.output).toEqual({ id: step.id, got: dag.dependencies[index]!.map(idOf) });
+            }
+            if (step.status === 'skipped') {
+              expect(step.error?.message).toBe(
+                `Skipped because dependency '${idOf(expected.cause[index]!)}' failed`,
+              );
+              expect(log).not.toContain(`run:${step.id}`);
+            }
+          }
+          const failed = new Set(
+            result.steps.filter((step) => step.status === 'error').map((step) => Number(step.id.slice(1))),
+          );
+          const dependentsOfFailed = new Set<number>();
+          dag.dependencies.forEach((dependencies, index) => {
+            if (
+              dependencies.some((dependency) => failed.has(dependency) || dependentsOfFailed.has(dependency))
+            ) {
+              dependentsOfFailed.add(index);
+            }
+          });
+          const skipped = new Set(
+            result.steps.filter((step) => step.status === 'skipped').map((step) => Number(step.id.slice(1))),
+          );
+          expect([...skipped].sort()).toEqual([...dependentsOfFailed].sort());
+        },
+      ),
+      { numRuns },
+    );
+  });
+
+  it('with an abort at a random point: every step ends exactly once, nothing starts after the abort', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.scheduler(),
+        dagArbitrary,
+        fc.nat({ max: 40 }),
+        async (scheduler, dag, abortAfter) => {
+          const controller = new AbortController();
+          const finished = new Map<string, number>();
+          let abortedAt = -1;
+          let eventCount = 0;
+          const onEvent = (event: RunEvent): void => {
+            eventCount++;
+            if (event.type === 'plan-step-started') {
+              expect(abortedAt === -1, `${event.stepId} started after the abort`).toBe(true);
+            }
+            if (event.type === 'plan-step-finished')
+              finished.set(event.stepId, (finished.get(event.stepId) ?? 0) + 1);
+          };
+          const baseRunner = scheduledRunner(scheduler, dag, []);
+          let dispatched = 0;
+          const runner: StepRunner = {
+            run: (request) => {
+              if (++dispatched === abortAfter) {
+                scheduler.schedule(Promise.resolve(), 'abort').then(() => {
+                  abortedAt = eventCount;
+                  controller.abort();
+                });
+              }
+              return baseRunner.run(request);
+            },
+          };
+          const pending = executePlan(planOf(dag), {
+            tools,
+            runner,
+            onEvent,
+            signal: controller.signal,
+            maxConcurrency: 3,
+          });
+          await scheduler.waitAll();
+          const result = await pending;
+          expect([...finished.values()].every((times) => times === 1)).toBe(true);
+          expect(finished.size).toBe(dag.dependencies.length);
+          expect(new Set(result.steps.map((step) => step.id)).size).toBe(dag.dependencies.length);
+          if (abortedAt === -1) expect(result.aborted).toBe(false);
+          if (!result.aborted) expect(result.steps.every((step) => step.status !== 'aborted')).toBe(true);
+        },
+      ),
+      { numRuns },
+    );
+  });
+});
+
+describe('validatePlan properties (fast-check)', () => {
+  it('accepts exactly the plans whose references name other existing steps without a cycle, and names real cycles', () => {
+    const graphArbitrary = fc
+      .integer({ min: 1, max: 12 })
+      .chain((count) =>
+        fc.array(fc.uniqueArray(fc.integer({ min: 0, max: count + 1 }), { maxLength: 3 }), {
+          minLength: count,
+          maxLength: count,
+        }),
+      );
+    fc.assert(
+      fc.property(graphArbitrary, (edges) => {
+        const count = edges.length;
+        const steps = edges.map((targets, index) => ({
+          id: idOf(index),
+          tool: 'echo',
+          arguments: { value: targets.map((target) => `$ref:${idOf(target)}`) },
+        }));
+        const checked = validatePlan({ steps }, { tools });
+        const unknown = edges.some((targets) => targets.some((target) => target >= count));
+        const selfLoop = edges.some((targets, index) => targets.includes(index));
+        const state = new Array<number>(count).fill(0);
+        let cyclic = false;
+        const visit = (node: number): void => {
+          state[node] = 1;
+          for (const target of edges[node]!) {
+            if (target >= count || target === node) continue;
+            if (state[target] === 1) cyclic = true;
+            else if (state[target] === 0) visit(target);
+          }
+          state[node] = 2;
+        };
+        for (let node = 0; node < count; node++) if (state[node] === 0) visit(node);
+        expect(checked.ok).toBe(!unknown && !selfLoop && !cyclic);
+        if (!checked.ok) {
+          const codes = new Set(checked.error.problems.map((problem) => problem.code));
+          expect(codes.has('unknown_step')).toBe(unknown);
+          expect(codes.has('self_reference')).toBe(selfLoop);
+          expect(codes.has('cycle')).toBe(cyclic);
+          for (const problem of checked.error.problems) {
+            if (problem.code !== 'cycle') continue;
+            expect(problem.cycle[0]).toBe(problem.cycle[problem.cycle.length - 1]);
+            for (let position = 0; position + 1 < problem.cycle.length; position++) {
+              const from = Number(problem.cycle[position]!.slice(1));
+              const to = Number(problem.cycle[position + 1]!.slice(1));
+              expect(edges[from]).toContain(to);
+            }
+          }
+        }
+      }),
+      { numRuns },
+    );
+  });
+
+  it('never throws on arbitrary input: a plan or a typed error', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.jsonValue(),
+          fc.string(),
+          fc.record({
+            steps: fc.array(
+              fc.record({
+                id: fc.string(),
+                tool: fc.string(),
+                arguments: fc.oneof(fc.string(), fc.jsonValue()),
+              }),
+            ),
+          }),
+        ),
+        (input) => {
+          const parsed = parsePlan(input);
+          if (!parsed.ok) expect(parsed.error.problems.length).toBeGreaterThan(0);
+          const checked = validatePlan(input, { tools });
+          if (!checked.ok) expect(checked.error.code).toBe('invalid_plan');
+        },
+      ),
+      { numRuns },
+    );
+  });
+});
