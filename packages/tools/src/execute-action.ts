@@ -1,0 +1,511 @@
+import {
+  type Action,
+  errorMessageOf,
+  type Observation,
+  type ObservationError,
+  type ObservationStatus,
+  OrgError,
+  type RunEvent,
+  type RunEventListener,
+} from '@org/core';
+import { safeParse } from 'zod/v4/core';
+import { type Artifact, hasArtifacts } from './artifacts.js';
+import { compiledToolOf } from './compiled-tool.js';
+import { defineOwn } from './json-parser.js';
+import { resolveLimits } from './limits.js';
+import { INVALID, type WalkContext, walk } from './schema-walker.js';
+import { DEFAULT_OUTPUT_BUDGET_BYTES, serializeOutput } from './serialize-output.js';
+import type { Tool, ToolExecutionContext } from './tool.js';
+import type { ToolRegistry } from './tool-registry.js';
+import { validateToolArguments } from './validate-tool-arguments.js';
+
+/** A change a hook made to an action, recorded on the observation. */
+export interface ToolInterception {
+  readonly decision: 'blocked' | 'rewritten';
+  readonly reason: string;
+  /** Which hook: `beforeToolUse`, `afterToolUse`, or `inject` (a hidden parameter the action tried to set). */
+  readonly source: 'beforeToolUse' | 'afterToolUse' | 'inject';
+}
+
+/** An observation plus what only the caller sees: the raw output, artifacts, and hook interceptions. */
+export type ToolObservation = Observation & {
+  /** The value the tool returned, before serialisation and the budget cut. */
+  readonly rawOutput?: unknown;
+  readonly artifacts?: readonly Artifact[];
+  readonly interceptions?: readonly ToolInterception[];
+  /** True when `output` was cut to the budget. */
+  readonly truncated?: boolean;
+};
+
+/** What `beforeToolUse` sees. */
+export interface BeforeToolUseContext {
+  readonly action: Action;
+  readonly tool: Tool;
+  readonly signal: AbortSignal;
+}
+
+/** What `beforeToolUse` decides; `undefined` lets the call run unchanged. */
+export type BeforeToolUseDecision =
+  | undefined
+  | { readonly decision: 'allow' }
+  | { readonly decision: 'block'; readonly reason: string }
+  | { readonly decision: 'rewrite'; readonly args: Record<string, unknown>; readonly reason: string };
+
+/** What `afterToolUse` sees. */
+export interface AfterToolUseContext {
+  readonly action: Action;
+  readonly tool: Tool;
+  readonly observation: ToolObservation;
+}
+
+/** What `afterToolUse` decides; `undefined` keeps the observation. Returning `output` replaces the output. */
+export type AfterToolUseDecision = undefined | { readonly output: unknown; readonly reason: string };
+
+/** Hooks around every tool call. A hook that throws turns the call into an error observation (`hook_failed`). */
+export interface ToolHooks {
+  readonly beforeToolUse?: (
+    context: BeforeToolUseContext,
+  ) => BeforeToolUseDecision | PromiseLike<BeforeToolUseDecision>;
+  readonly afterToolUse?: (
+    context: AfterToolUseContext,
+  ) => AfterToolUseDecision | PromiseLike<AfterToolUseDecision>;
+}
+
+/** Options of `executeAction`. */
+export interface ExecuteActionOptions {
+  /** Aborts the call (status `aborted`); the tool's own signal follows it. */
+  readonly signal?: AbortSignal;
+  /** A deadline for this call; the tool's own `timeoutMs` applies too, and the shorter wins. */
+  readonly timeoutMs?: number;
+  readonly hooks?: ToolHooks;
+  /** Values of hidden parameters (`inject` in `defineTool`), by name. */
+  readonly injected?: Readonly<Record<string, unknown>>;
+  readonly onEvent?: RunEventListener;
+  /** Budget of the serialised output in the model's context; default 50 000 bytes. */
+  readonly outputBudgetBytes?: number;
+  /** Validate (and coerce) `action.args` first, for actions not made by `toolCallToAction`. Default false. */
+  readonly validate?: boolean;
+  /** The clock for `durationMs` and event timestamps; default `Date.now`. */
+  readonly now?: () => number;
+}
+
+type Outcome =
+  | { readonly kind: 'returned'; readonly value: unknown }
+  | { readonly kind: 'thrown'; readonly error: unknown }
+  | { readonly kind: 'timeout' }
+  | { readonly kind: 'aborted' };
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  try {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function'
+    );
+  } catch {
+    return false;
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  try {
+    return (
+      (typeof value === 'object' || typeof value === 'function') &&
+      value !== null &&
+      typeof (value as { then?: unknown }).then === 'function'
+    );
+  } catch {
+    return false;
+  }
+}
+
+function safeHasArtifacts(value: unknown): boolean {
+  try {
+    return hasArtifacts(value);
+  } catch {
+    return false;
+  }
+}
+
+function thrownDetails(thrown: unknown): Record<string, unknown> {
+  try {
+    if (OrgError.isInstance(thrown)) return { thrownCode: thrown.code, retryable: thrown.retryable };
+    if (thrown instanceof Error) return { thrownName: thrown.name };
+    return { thrownType: thrown === null ? 'null' : typeof thrown };
+  } catch {
+    return { thrownType: 'unknown' };
+  }
+}
+
+/**
+ * Runs one action and describes the result as an observation. Never throws for a tool's failure: an unknown tool,
+ * a hook that blocks, a thrown value of any kind (not only an `Error`), a timeout (the tool's signal is aborted,
+ * the timeout is reported once and a late result discarded), an external abort, or an output that does not
+ * match the tool's output schema all become an observation with a status and an error. Streaming tools (async
+ * iterables) report progress; the output is serialised safely and cut to the budget, while `rawOutput` keeps the
+ * value for the caller.
+ *
+ * @example
+ * const observation = await executeAction(registry, action, { timeoutMs: 10_000, signal, onEvent });
+ * history.push({ role: 'tool', toolCallId: action.id, toolName: action.toolName,
+ *   content: formatObservationForModel(observation), isError: observation.status !== 'success' });
+ */
+export async function executeAction(
+  registry: ToolRegistry,
+  action: Action,
+  options: ExecuteActionOptions = {},
+): Promise<ToolObservation> {
+  const now = options.now ?? Date.now;
+  const started = now();
+  const interceptions: ToolInterception[] = [];
+  const emit = (event: RunEvent): void => {
+    if (options.onEvent === undefined) return;
+    try {
+      options.onEvent(event);
+    } catch {
+      // A listener must not break the run; its failure is its own.
+    }
+  };
+  const finish = (
+    status: ObservationStatus,
+    fields: {
+      output?: Observation['output'];
+      error?: ObservationError;
+      rawOutput?: unknown;
+      artifacts?: readonly Artifact[];
+      truncated?: boolean;
+      hasRaw?: boolean;
+    },
+  ): ToolObservation => {
+    const observation: ToolObservation = {
+      actionId: action.id,
+      toolName: action.toolName,
+      status,
+      ...(fields.output === undefined ? {} : { output: fields.output }),
+      ...(fields.error === undefined ? {} : { error: fields.error }),
+      durationMs: Math.max(0, now() - started),
+      ...(fields.hasRaw === true ? { rawOutput: fields.rawOutput } : {}),
+      ...(fields.artifacts === undefined || fields.artifacts.length === 0
+        ? {}
+        : { artifacts: fields.artifacts }),
+      ...(interceptions.length === 0 ? {} : { interceptions: [...interceptions] }),
+      ...(fields.truncated === true ? { truncated: true } : {}),
+    };
+    emit({ type: 'tool-call-finished', timestamp: now(), observation });
+    return observation;
+  };
+  const fail = (
+    status: ObservationStatus,
+    code: string,
+    message: string,
+    details?: Record<string, unknown>,
+  ): ToolObservation =>
+    finish(status, { error: { code, message, ...(details === undefined ? {} : { details }) } });
+
+  emit({ type: 'tool-call-started', timestamp: started, action });
+  const tool = registry.resolve(action.toolName);
+  if (tool === undefined) {
+    return fail(
+      'error',
+      'unknown_tool',
+      `There is no tool named ${JSON.stringify(action.toolName)}. Available tools: ${registry.names().join(', ') || 'none'}.`,
+    );
+  }
+  if (options.signal?.aborted === true) {
+    return fail('aborted', 'aborted', `Tool '${tool.name}' was not run: the run was aborted.`);
+  }
+
+  let args: Record<string, unknown> = action.args;
+  if (options.validate === true) {
+    const validated = validateToolArguments(tool, args, { toolCallId: action.id });
+    if (!validated.ok)
+      return fail('error', validated.error.code, validated.error.message, { ...validated.error.toJSON() });
+    args = validated.value;
+  }
+
+  const controller = new AbortController();
+  if (options.hooks?.beforeToolUse !== undefined) {
+    let decision: BeforeToolUseDecision;
+    try {
+      decision = await options.hooks.beforeToolUse({
+        action: { ...action, args },
+        tool,
+        signal: options.signal ?? controller.signal,
+      });
+    } catch (thrown) {
+      return fail('error', 'hook_failed', `The beforeToolUse hook failed: ${errorMessageOf(thrown)}`);
+    }
+    if (decision?.decision === 'block') {
+      const reason = String(decision.reason);
+      interceptions.push({ decision: 'blocked', reason, source: 'beforeToolUse' });
+      emit({
+        type: 'tool-call-intercepted',
+        timestamp: now(),
+        actionId: action.id,
+        toolName: tool.name,
+        decision: 'blocked',
+        reason,
+      });
+      return fail('blocked', 'blocked_by_hook', `The call to '${tool.name}' was blocked: ${reason}`);
+    }
+    if (decision?.decision === 'rewrite') {
+      const reason = String(decision.reason);
+      interceptions.push({ decision: 'rewritten', reason, source: 'beforeToolUse' });
+      emit({
+        type: 'tool-call-intercepted',
+        timestamp: now(),
+        actionId: action.id,
+        toolName: tool.name,
+        decision: 'rewritten',
+        reason,
+      });
+      const validated = validateToolArguments(tool, decision.args, { toolCallId: action.id });
+      if (!validated.ok) {
+        return fail(
+          'error',
+          'invalid_tool_arguments',
+          `The beforeToolUse hook rewrote the arguments into invalid ones: ${validated.error.message}`,
+        );
+      }
+      args = validated.value;
+    }
+  }
+
+  const injected = options.injected ?? {};
+  if (tool.inject.length > 0) {
+    const merged: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(args)) defineOwn(merged, key, value);
+    const intoArgs = compiledToolOf(tool).injectedIntoArgs;
+    for (const key of tool.inject) {
+      if (!Object.hasOwn(injected, key)) {
+        return fail(
+          'error',
+          'missing_injected_value',
+          `Tool '${tool.name}' needs the application to supply '${key}' (options.injected), and it was not given.`,
+          { parameter: key },
+        );
+      }
+      if (Object.hasOwn(args, key)) {
+        const reason = `the hidden parameter '${key}' was set in the arguments; the application's value was used`;
+        interceptions.push({ decision: 'rewritten', reason, source: 'inject' });
+        emit({
+          type: 'tool-call-intercepted',
+          timestamp: now(),
+          actionId: action.id,
+          toolName: tool.name,
+          decision: 'rewritten',
+          reason,
+        });
+      }
+      if (intoArgs.has(key) || Object.hasOwn(args, key)) defineOwn(merged, key, injected[key]);
+    }
+    args = merged;
+  }
+
+  const timeouts = [tool.timeoutMs, options.timeoutMs].filter(
+    (value): value is number => typeof value === 'number' && value > 0,
+  );
+  const timeoutMs = timeouts.length === 0 ? undefined : Math.min(...timeouts);
+  let settled = false;
+  const context: ToolExecutionContext = {
+    signal: controller.signal,
+    toolCallId: action.id,
+    toolName: tool.name,
+    injected: Object.freeze({ ...injected }),
+    reportProgress: (progress: unknown): void => {
+      if (settled) return;
+      emit({
+        type: 'tool-call-progress',
+        timestamp: now(),
+        actionId: action.id,
+        toolName: tool.name,
+        progress,
+      });
+    },
+  };
+
+  let timedOut = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let removeAbortListener = (): void => {};
+  const interrupted = new Promise<Outcome>((resolve) => {
+    controller.signal.addEventListener(
+      'abort',
+      () => resolve(timedOut ? { kind: 'timeout' } : { kind: 'aborted' }),
+      { once: true },
+    );
+  });
+  if (options.signal !== undefined) {
+    const external = options.signal;
+    const onAbort = (): void => controller.abort(external.reason);
+    external.addEventListener('abort', onAbort, { once: true });
+    removeAbortListener = () => external.removeEventListener('abort', onAbort);
+  }
+  if (timeoutMs !== undefined) {
+    timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error(`Tool '${tool.name}' timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+  }
+
+  const run = async (): Promise<unknown> => {
+    const result = tool.execute(args, context);
+    if (isAsyncIterable(result)) {
+      const iterator = result[Symbol.asyncIterator]();
+      let last: unknown;
+      let hasLast = false;
+      try {
+        for (;;) {
+          const step = await iterator.next();
+          if (controller.signal.aborted) return undefined;
+          if (step.done === true) {
+            if (step.value !== undefined) {
+              if (hasLast) context.reportProgress(last);
+              return step.value;
+            }
+            return last;
+          }
+          if (hasLast) context.reportProgress(last);
+          last = step.value;
+          hasLast = true;
+        }
+      } finally {
+        if (controller.signal.aborted) {
+          try {
+            await iterator.return?.();
+          } catch {
+            // The stream's own cleanup failed after the call was already over.
+          }
+        }
+      }
+    }
+    return isThenable(result) ? await result : result;
+  };
+
+  const completed: Promise<Outcome> = run().then(
+    (value) => ({ kind: 'returned', value }),
+    (error: unknown) => ({ kind: 'thrown', error }),
+  );
+  const outcome = await Promise.race([completed, interrupted]);
+  settled = true;
+  if (timer !== undefined) clearTimeout(timer);
+  removeAbortListener();
+  if (outcome.kind !== 'returned' && outcome.kind !== 'thrown') {
+    // Tell a tool that ignored nothing yet to stop; a late result is discarded (`completed` is never read again).
+    if (!controller.signal.aborted) controller.abort();
+  }
+
+  switch (outcome.kind) {
+    case 'timeout':
+      return fail(
+        'timeout',
+        'timeout',
+        `Tool '${tool.name}' did not finish within ${timeoutMs} ms and was stopped. Try narrower arguments.`,
+        { timeoutMs },
+      );
+    case 'aborted':
+      return fail('aborted', 'aborted', `Tool '${tool.name}' was aborted before it finished.`);
+    case 'thrown':
+      return fail(
+        'error',
+        'tool_execution_failed',
+        `Tool '${tool.name}' failed: ${errorMessageOf(outcome.error)}`,
+        thrownDetails(outcome.error),
+      );
+    default:
+      break;
+  }
+
+  let value = outcome.value;
+  let artifacts: readonly Artifact[] | undefined;
+  if (safeHasArtifacts(value)) {
+    const carrier = value as { output: unknown; artifacts: readonly Artifact[] };
+    artifacts = carrier.artifacts;
+    value = carrier.output;
+  }
+
+  const outputProblem = checkOutput(tool, value);
+  if (outputProblem !== undefined) {
+    return finish('error', {
+      error: {
+        code: 'invalid_tool_output',
+        message: `Tool '${tool.name}' returned output that does not match its output schema: ${outputProblem}`,
+      },
+      rawOutput: value,
+      hasRaw: true,
+    });
+  }
+
+  if (options.hooks?.afterToolUse !== undefined) {
+    const budget = options.outputBudgetBytes ?? DEFAULT_OUTPUT_BUDGET_BYTES;
+    const serialized = serializeOutput(value, budget);
+    const draft: ToolObservation = {
+      actionId: action.id,
+      toolName: tool.name,
+      status: 'success',
+      output: serialized.output,
+      durationMs: Math.max(0, now() - started),
+      rawOutput: value,
+    };
+    try {
+      const decision = await options.hooks.afterToolUse({
+        action: { ...action, args },
+        tool,
+        observation: draft,
+      });
+      if (decision !== undefined) {
+        const reason = String(decision.reason);
+        interceptions.push({ decision: 'rewritten', reason, source: 'afterToolUse' });
+        emit({
+          type: 'tool-call-intercepted',
+          timestamp: now(),
+          actionId: action.id,
+          toolName: tool.name,
+          decision: 'rewritten',
+          reason,
+        });
+        value = decision.output;
+      }
+    } catch (thrown) {
+      return fail('error', 'hook_failed', `The afterToolUse hook failed: ${errorMessageOf(thrown)}`);
+    }
+  }
+
+  const serialized = serializeOutput(value, options.outputBudgetBytes ?? DEFAULT_OUTPUT_BUDGET_BYTES);
+  return finish('success', {
+    output: serialized.output,
+    rawOutput: value,
+    hasRaw: true,
+    truncated: serialized.truncated,
+    ...(artifacts === undefined ? {} : { artifacts }),
+  });
+}
+
+/** Why an output does not match the tool's output schema, or `undefined` when it does (or there is none). */
+function checkOutput(tool: Tool, value: unknown): string | undefined {
+  const compiled = compiledToolOf(tool);
+  try {
+    if (compiled.outputZod !== undefined) {
+      const result = safeParse(compiled.outputZod, value);
+      if (result.success) return undefined;
+      return result.error.issues
+        .map((issue) => `${issue.path.join('.') || '(output)'}: ${issue.message}`)
+        .join('; ');
+    }
+    if (compiled.outputSchema !== undefined) {
+      const context: WalkContext = {
+        root: compiled.outputSchema,
+        coerce: false,
+        limits: resolveLimits(undefined),
+        hidden: new Set(),
+        issues: [],
+        coercions: [],
+      };
+      if (walk(compiled.outputSchema, value, '', context) !== INVALID && context.issues.length === 0)
+        return undefined;
+      return context.issues.map((issue) => `${issue.path || '(output)'}: ${issue.problem}`).join('; ');
+    }
+  } catch (thrown) {
+    return `the output could not be checked (${errorMessageOf(thrown)})`;
+  }
+  return undefined;
+}

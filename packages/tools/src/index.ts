@@ -1,0 +1,89 @@
+export {
+  type Artifact,
+  artifactFromBytes,
+  createArtifact,
+  hasArtifacts,
+  type ToolOutputWithArtifacts,
+  withArtifacts,
+} from './artifacts.js';
+export {
+  DuplicateToolError,
+  InvalidArtifactError,
+  InvalidToolArgumentsError,
+  InvalidToolDefinitionError,
+  InvalidToolDescriptionError,
+  InvalidToolNameError,
+  InvalidToolSchemaError,
+  MalformedToolArgumentsError,
+  type ToolArgumentIssue,
+  type ToolErrorCode,
+  UnknownToolError,
+  UnsafePatternError,
+} from './errors.js';
+export {
+  type AfterToolUseContext,
+  type AfterToolUseDecision,
+  type BeforeToolUseContext,
+  type BeforeToolUseDecision,
+  type ExecuteActionOptions,
+  executeAction,
+  type ToolHooks,
+  type ToolInterception,
+  type ToolObservation,
+} from './execute-action.js';
+export { type ExecuteActionsOptions, executeActions } from './execute-actions.js';
+export { formatObservationForModel } from './format-observation.js';
+export { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS } from './limits.js';
+export { normalizeJsonSchema } from './normalize-json-schema.js';
+export {
+  type ParseToolArgumentsError,
+  type ParseToolArgumentsOptions,
+  type ParseToolArgumentsResult,
+  parseToolArguments,
+} from './parse-tool-arguments.js';
+export type { Coercion, CoercionKind } from './schema-walker.js';
+export {
+  DEFAULT_OUTPUT_BUDGET_BYTES,
+  type SerializedOutput,
+  serializeOutput,
+  toJsonValue,
+} from './serialize-output.js';
+export {
+  SCHEMA_TARGETS,
+  type SchemaTarget,
+  type ToJsonSchemaOptions,
+  toJsonSchema,
+} from './to-json-schema.js';
+export {
+  defineTool,
+  type InferToolArgs,
+  type Tool,
+  type ToolApprovalPredicate,
+  type ToolDefinition,
+  type ToolExecuteResult,
+  type ToolExecutionContext,
+  toolNeedsApproval,
+} from './tool.js';
+export {
+  type ToolCallError,
+  type ToolCallToActionOptions,
+  type ToolCallToActionResult,
+  toolCallToAction,
+} from './tool-call-to-action.js';
+export {
+  type LoadToolDescriptionsOptions,
+  loadToolDescriptions,
+  type ToolDescription,
+  type ToolDescriptionArgs,
+  type ToolDescriptionExecute,
+  toolFromDescription,
+} from './tool-from-description.js';
+export { assertValidToolName, PROVIDER_TOOL_NAME_PATTERN, ToolNameMapping } from './tool-name.js';
+export { ToolRegistry, type ToolSpecsOptions, toToolSpec } from './tool-registry.js';
+export { type AmbiguousResult, ambiguous, type NotFoundResult, notFound } from './tool-results.js';
+export {
+  type ValidateToolArgumentsOptions,
+  type ValidateToolArgumentsResult,
+  validateToolArguments,
+} from './validate-tool-arguments.js';
+export type { ZodSchema } from './zod-schema.js';

@@ -1,0 +1,125 @@
+import { LimitExceededError } from '@org/core';
+
+/** Size limits applied to model-produced arguments before any recursive walk. */
+export interface ArgumentLimits {
+  /** Maximum UTF-8 size of the argument text, in bytes. Default 1 MiB. */
+  readonly maxBytes?: number;
+  /** Maximum nesting depth of arrays and objects. Default 64. */
+  readonly maxDepth?: number;
+  /** Strings longer than this are never tested against a schema `pattern`. Default 10 000 characters. */
+  readonly maxPatternInputLength?: number;
+}
+
+/** The defaults of `ArgumentLimits`. */
+export const DEFAULT_ARGUMENT_LIMITS: Readonly<Required<ArgumentLimits>> = Object.freeze({
+  maxBytes: 1024 * 1024,
+  maxDepth: 64,
+  maxPatternInputLength: 10_000,
+});
+
+/** Fills the defaults in. */
+export function resolveLimits(limits: ArgumentLimits | undefined): Required<ArgumentLimits> {
+  return {
+    maxBytes: limits?.maxBytes ?? DEFAULT_ARGUMENT_LIMITS.maxBytes,
+    maxDepth: limits?.maxDepth ?? DEFAULT_ARGUMENT_LIMITS.maxDepth,
+    maxPatternInputLength: limits?.maxPatternInputLength ?? DEFAULT_ARGUMENT_LIMITS.maxPatternInputLength,
+  };
+}
+
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const unit = text.charCodeAt(index);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        index++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/**
+ * Checks the size and the nesting depth of JSON text with one linear, non-recursive scan (strings are skipped, so
+ * brackets inside them do not count). Throws `LimitExceededError`.
+ */
+export function assertTextWithinLimits(text: string, limits: Required<ArgumentLimits>): void {
+  // Every UTF-16 unit is at least one UTF-8 byte, so a long enough string is over the limit without counting.
+  const bytes = text.length > limits.maxBytes ? text.length : utf8Length(text);
+  if (bytes > limits.maxBytes) {
+    throw new LimitExceededError({
+      limit: 'argumentsBytes',
+      maximum: limits.maxBytes,
+      actual: bytes,
+      message: `The arguments are ${bytes} bytes, more than the limit of ${limits.maxBytes} bytes. Send smaller arguments.`,
+    });
+  }
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charCodeAt(index);
+    if (inString) {
+      if (char === 0x5c) index++;
+      else if (char === 0x22) inString = false;
+      continue;
+    }
+    if (char === 0x22) inString = true;
+    else if (char === 0x7b || char === 0x5b) {
+      depth++;
+      if (depth > limits.maxDepth) {
+        throw new LimitExceededError({
+          limit: 'jsonDepth',
+          maximum: limits.maxDepth,
+          actual: depth,
+          message: `The arguments are nested more than ${limits.maxDepth} levels deep. Send flatter arguments.`,
+        });
+      }
+    } else if (char === 0x7d || char === 0x5d) depth = Math.max(0, depth - 1);
+  }
+}
+
+/**
+ * Checks the nesting depth of an in-memory value without recursion (an explicit stack). A cycle exceeds any depth,
+ * and a shared sub-object is visited once per path, with the total number of visits capped so that a small graph
+ * with many shared references cannot make the walk explode. Throws `LimitExceededError`.
+ */
+export function assertValueWithinLimits(value: unknown, limits: Required<ArgumentLimits>): void {
+  if (value === null || typeof value !== 'object') return;
+  const stack: Array<readonly [object, number]> = [[value, 1]];
+  const maximumVisits = limits.maxBytes;
+  let visits = 0;
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (depth > limits.maxDepth) {
+      throw new LimitExceededError({
+        limit: 'jsonDepth',
+        maximum: limits.maxDepth,
+        actual: depth,
+        message: `The arguments are nested more than ${limits.maxDepth} levels deep (or contain a cycle). Send flatter arguments.`,
+      });
+    }
+    if (++visits > maximumVisits) {
+      throw new LimitExceededError({
+        limit: 'argumentsNodes',
+        maximum: maximumVisits,
+        actual: visits,
+        message: `The arguments contain more than ${maximumVisits} nested values. Send smaller arguments.`,
+      });
+    }
+    if (Array.isArray(current)) {
+      for (const child of current) {
+        if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+      }
+    } else {
+      for (const key in current) {
+        if (!Object.hasOwn(current, key)) continue;
+        const child = (current as Record<string, unknown>)[key];
+        if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+      }
+    }
+  }
+}

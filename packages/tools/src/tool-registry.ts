@@ -1,0 +1,159 @@
+import type { ToolSpec } from '@org/core';
+import { compiledToolOf } from './compiled-tool.js';
+import { DuplicateToolError, InvalidToolDefinitionError } from './errors.js';
+import { type SchemaTarget, toJsonSchema } from './to-json-schema.js';
+import type { Tool } from './tool.js';
+import { assertValidToolName, ToolNameMapping } from './tool-name.js';
+
+/** Options of `ToolRegistry.specs`. */
+export interface ToolSpecsOptions {
+  /** The schema dialect; default `json-schema`. */
+  readonly target?: SchemaTarget;
+}
+
+/**
+ * The spec of one tool for a target, named with `name` (its provider name). For `openai-strict`, a tool whose schema
+ * strict mode cannot express (free-form objects, tuples, untyped values) is sent with `strict: false` and a plain
+ * JSON Schema, unless it was defined with `strict: false`; `strict: true` tools were checked at definition.
+ */
+export function toToolSpec(
+  tool: Tool,
+  options: ToolSpecsOptions & { readonly name?: string } = {},
+): ToolSpec {
+  const target = options.target ?? 'json-schema';
+  const compiled = compiledToolOf(tool);
+  const name = options.name ?? tool.name;
+  if (target === 'openai-strict') {
+    if (tool.strict !== false && !(compiled.strictSchema instanceof Error)) {
+      return { name, description: tool.description, inputSchema: compiled.strictSchema, strict: true };
+    }
+    return {
+      name,
+      description: tool.description,
+      inputSchema: toJsonSchema(compiled.inputSchema),
+      strict: false,
+    };
+  }
+  return {
+    name,
+    description: tool.description,
+    inputSchema: toJsonSchema(compiled.inputSchema, { target, toolName: tool.name }),
+  };
+}
+
+function assertTool(tool: unknown): asserts tool is Tool {
+  const candidate = tool as Partial<Tool> | null;
+  if (typeof candidate !== 'object' || candidate === null || typeof candidate.execute !== 'function') {
+    throw new InvalidToolDefinitionError({
+      toolName: String(candidate?.name ?? '(unnamed)'),
+      field: 'execute',
+      reason: 'not a tool; create tools with defineTool or toolFromDescription',
+    });
+  }
+}
+
+/**
+ * The tools a model may call, by name. Backed by a `Map`, so names such as `__proto__` or `constructor` are ordinary
+ * unknown names. Names that providers reject (`math.factorial`) are mapped to valid ones in `specs` and mapped back
+ * by `resolve`, collision-safe.
+ *
+ * @example
+ * const registry = new ToolRegistry([getWeather, searchFlights]);
+ * const tools = registry.specs({ target: 'anthropic' });
+ * const tool = registry.resolve(toolCall.toolName);
+ */
+export class ToolRegistry {
+  readonly #tools = new Map<string, Tool>();
+  #mapping: ToolNameMapping | undefined;
+  readonly #specs = new Map<SchemaTarget, ToolSpec[]>();
+
+  constructor(tools?: Iterable<Tool>) {
+    if (tools !== undefined) for (const tool of tools) this.register(tool);
+  }
+
+  /** Adds a tool. Throws `DuplicateToolError` when the name is taken, and the definition errors for a bad tool. */
+  register(tool: Tool): this {
+    assertTool(tool);
+    assertValidToolName(tool.name);
+    const existing = this.#tools.get(tool.name);
+    if (existing !== undefined) throw new DuplicateToolError({ toolName: tool.name });
+    compiledToolOf(tool); // checks a tool that was not made by defineTool
+    this.#tools.set(tool.name, tool);
+    this.#mapping = undefined;
+    this.#specs.clear();
+    return this;
+  }
+
+  /** The tool registered under exactly this name. */
+  get(name: string): Tool | undefined {
+    return this.#tools.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  /** The tool for a name a model sent: its registered name, or the provider name it was sent as. */
+  resolve(name: string): Tool | undefined {
+    const direct = this.#tools.get(name);
+    if (direct !== undefined) return direct;
+    const original = this.#currentMapping().fromProvider(name);
+    return original === undefined ? undefined : this.#tools.get(original);
+  }
+
+  /** The name a tool is sent to providers as (itself when valid, `math.factorial` → `math_factorial`). */
+  providerName(name: string): string | undefined {
+    return this.#currentMapping().toProvider(name);
+  }
+
+  list(): Tool[] {
+    return [...this.#tools.values()];
+  }
+
+  names(): string[] {
+    return [...this.#tools.keys()];
+  }
+
+  get size(): number {
+    return this.#tools.size;
+  }
+
+  /**
+   * The specs to send to a model, in registration order, named with provider names. Cached per target.
+   *
+   * @example
+   * const request = { messages, tools: registry.specs({ target: 'openai-strict' }) };
+   */
+  specs(options: ToolSpecsOptions = {}): ToolSpec[] {
+    const target = options.target ?? 'json-schema';
+    let specs = this.#specs.get(target);
+    if (specs === undefined) {
+      const mapping = this.#currentMapping();
+      specs = this.list().map((tool) =>
+        toToolSpec(tool, { target, name: mapping.toProvider(tool.name) ?? tool.name }),
+      );
+      this.#specs.set(target, specs);
+    }
+    return [...specs];
+  }
+
+  /**
+   * A registry with the tools of all the given registries. The same tool object in two of them is kept once; two
+   * different tools with one name are a `DuplicateToolError`.
+   */
+  static compose(...registries: ToolRegistry[]): ToolRegistry {
+    const composed = new ToolRegistry();
+    for (const registry of registries) {
+      for (const tool of registry.list()) {
+        if (composed.get(tool.name) === tool) continue;
+        composed.register(tool);
+      }
+    }
+    return composed;
+  }
+
+  #currentMapping(): ToolNameMapping {
+    this.#mapping ??= new ToolNameMapping(this.#tools.keys());
+    return this.#mapping;
+  }
+}

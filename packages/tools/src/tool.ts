@@ -1,0 +1,160 @@
+import type { JsonSchema } from '@org/core';
+import type * as zod from 'zod/v4/core';
+import { compileTool, rememberCompiledTool } from './compiled-tool.js';
+import { InvalidToolDefinitionError } from './errors.js';
+import { assertValidToolName } from './tool-name.js';
+import type { ZodSchema } from './zod-schema.js';
+
+/** What a tool's `execute` receives beside its arguments. */
+export interface ToolExecutionContext {
+  /** Aborted on timeout, on external abort, or when the run stops; pass it to fetch, child processes, ... */
+  readonly signal: AbortSignal;
+  /** The id of the tool call being answered. */
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /** Reports progress (emitted as a `tool-call-progress` event); never throws. */
+  reportProgress(progress: unknown): void;
+  /** The application's values for the tool's hidden parameters (`inject`), never set by the model. */
+  readonly injected: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * What `execute` may return: a value, a promise of one, or an async iterable (a streaming tool: every item is
+ * reported as progress and the last one is the result; a generator's `return` value, when there is one, is the result).
+ */
+export type ToolExecuteResult<Output> = Output | PromiseLike<Output> | AsyncIterable<unknown>;
+
+/** The arguments type of a tool input: inferred from a zod schema, a plain record for JSON Schema. */
+export type InferToolArgs<Input> = Input extends ZodSchema ? zod.output<Input> : Record<string, unknown>;
+
+/** Decides per call whether a human must approve it. */
+export type ToolApprovalPredicate<Args> = {
+  // A method signature keeps the parameter bivariant, so `Tool<{ city: string }>` is assignable to `Tool`.
+  bivarianceHack(args: Args): boolean | PromiseLike<boolean>;
+}['bivarianceHack'];
+
+/** The definition passed to `defineTool`. */
+export interface ToolDefinition<Input extends ZodSchema | JsonSchema, Output> {
+  /** `^[a-zA-Z0-9_-]{1,64}$`, or a namespaced name (`math.factorial`) that the registry maps for providers. */
+  readonly name: string;
+  /** What the tool does and when to use it, for the model. Must not be empty. */
+  readonly description: string;
+  /** A zod 4 object schema (the type of `execute`'s arguments is inferred from it) or a JSON Schema object. */
+  readonly input: Input;
+  /** Schema the result is checked against; a mismatch is an error observation (`invalid_tool_output`). */
+  readonly output?: ZodSchema | JsonSchema;
+  readonly execute: (args: InferToolArgs<Input>, context: ToolExecutionContext) => ToolExecuteResult<Output>;
+  /** Per-call deadline; the tool's signal is aborted when it passes. */
+  readonly timeoutMs?: number;
+  /** The agent loop stops after this tool, and its result is the answer. */
+  readonly terminal?: boolean;
+  /** A boolean, or a function of the arguments, telling the loop to ask a human first. */
+  readonly needsApproval?: boolean | ToolApprovalPredicate<InferToolArgs<Input>>;
+  /**
+   * OpenAI strict schemas: `true` requires the schema to be strict-compatible (checked now), `false` never sends it
+   * strict, unset sends it strict when it is compatible.
+   */
+  readonly strict?: boolean;
+  /**
+   * Hidden parameters: names of values the application supplies at execution (`executeAction(..., { injected })`).
+   * They never appear in any spec; a model that sets one is refused; properties of the input schema with these
+   * names are filled from the injected values.
+   */
+  readonly inject?: readonly string[];
+}
+
+/** A tool, ready to register. Create it with `defineTool` or `toolFromDescription`. */
+export interface Tool<Args = Record<string, unknown>, Output = unknown> {
+  readonly name: string;
+  readonly description: string;
+  /** The input schema as given (zod or JSON Schema). */
+  readonly input: ZodSchema | JsonSchema;
+  /** The input as standard JSON Schema, hidden parameters removed: what the model is allowed to send. */
+  readonly inputSchema: JsonSchema;
+  readonly output: ZodSchema | JsonSchema | undefined;
+  readonly timeoutMs: number | undefined;
+  readonly terminal: boolean;
+  readonly needsApproval: boolean | ToolApprovalPredicate<Args>;
+  readonly strict: boolean | undefined;
+  readonly inject: readonly string[];
+  execute(args: Args, context: ToolExecutionContext): ToolExecuteResult<Output>;
+}
+
+/**
+ * Defines a tool. Everything is checked now, with typed errors: the name (`InvalidToolNameError`), an empty
+ * description or a bad timeout (`InvalidToolDefinitionError`), a schema no provider accepts or that cannot be
+ * described as JSON Schema (`InvalidToolSchemaError`), a regex pattern prone to catastrophic backtracking
+ * (`UnsafePatternError`).
+ *
+ * @example
+ * import { z } from 'zod';
+ *
+ * const getWeather = defineTool({
+ *   name: 'get_weather',
+ *   description: 'Current weather for a city.',
+ *   input: z.object({ city: z.string(), unit: z.enum(['celsius', 'fahrenheit']).optional() }),
+ *   execute: async ({ city, unit }) => ({ city, temperature: 21, unit: unit ?? 'celsius' }),
+ * });
+ */
+export function defineTool<Input extends ZodSchema | JsonSchema, Output = unknown>(
+  definition: ToolDefinition<Input, Output>,
+): Tool<InferToolArgs<Input>, Output> {
+  const name: unknown = (definition as { name?: unknown }).name;
+  assertValidToolName(name);
+  const invalid = (field: string, reason: string): never => {
+    throw new InvalidToolDefinitionError({ toolName: name, field, reason });
+  };
+  if (typeof definition.description !== 'string' || definition.description.trim() === '') {
+    invalid('description', 'a tool needs a description telling the model what it does and when to use it');
+  }
+  if (typeof definition.execute !== 'function') invalid('execute', 'must be a function');
+  if (typeof definition.input !== 'object' || definition.input === null) {
+    invalid('input', 'must be a zod object schema or a JSON Schema object');
+  }
+  if (
+    definition.timeoutMs !== undefined &&
+    (typeof definition.timeoutMs !== 'number' ||
+      !Number.isFinite(definition.timeoutMs) ||
+      definition.timeoutMs <= 0)
+  ) {
+    invalid('timeoutMs', `must be a positive number of milliseconds, got ${String(definition.timeoutMs)}`);
+  }
+  const needsApproval = definition.needsApproval ?? false;
+  if (typeof needsApproval !== 'boolean' && typeof needsApproval !== 'function') {
+    invalid('needsApproval', 'must be a boolean or a function of the arguments');
+  }
+  const inject = definition.inject ?? [];
+  if (!Array.isArray(inject) || inject.some((key) => typeof key !== 'string' || key === '')) {
+    invalid('inject', 'must be a list of parameter names');
+  }
+  if (new Set(inject).size !== inject.length) invalid('inject', 'lists a name twice');
+
+  const tool: Tool<InferToolArgs<Input>, Output> = {
+    name,
+    description: definition.description,
+    input: definition.input,
+    inputSchema: {},
+    output: definition.output,
+    timeoutMs: definition.timeoutMs,
+    terminal: definition.terminal ?? false,
+    needsApproval,
+    strict: definition.strict,
+    inject: Object.freeze([...inject]),
+    execute: definition.execute as Tool<InferToolArgs<Input>, Output>['execute'],
+  };
+  const compiled = compileTool(tool as unknown as Tool);
+  const frozen = Object.freeze({ ...tool, inputSchema: compiled.inputSchema });
+  rememberCompiledTool(frozen as unknown as Tool, compiled);
+  return frozen;
+}
+
+/**
+ * Whether a call needs a human's approval first, evaluating `needsApproval` when it is a function.
+ *
+ * @example
+ * if (await toolNeedsApproval(tool, action.args)) await askHuman(action);
+ */
+export async function toolNeedsApproval<Args>(tool: Tool<Args>, args: Args): Promise<boolean> {
+  if (typeof tool.needsApproval === 'boolean') return tool.needsApproval;
+  return (await tool.needsApproval(args)) === true;
+}

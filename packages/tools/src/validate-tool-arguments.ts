@@ -1,0 +1,180 @@
+import { LimitExceededError } from '@org/core';
+import { safeParse } from 'zod/v4/core';
+import { type CompiledTool, compiledToolOf, keysMatchPlan } from './compiled-tool.js';
+import { InvalidToolArgumentsError, type ToolArgumentIssue } from './errors.js';
+import { type ArgumentLimits, assertValueWithinLimits, resolveLimits } from './limits.js';
+import { isParsedArguments } from './parse-tool-arguments.js';
+import { type Coercion, childPath, describeValue, INVALID, type WalkContext, walk } from './schema-walker.js';
+import type { Tool } from './tool.js';
+
+/** Options of `validateToolArguments`. */
+export interface ValidateToolArgumentsOptions {
+  /** Apply the round-trip-exact coercions (`"42"` → 42, `"yes"` → true, ...). Default true. */
+  readonly coerce?: boolean;
+  readonly limits?: ArgumentLimits;
+  /** Named in the error, so a planner can answer the right call. */
+  readonly toolCallId?: string;
+}
+
+/** The outcome of `validateToolArguments`. */
+export type ValidateToolArgumentsResult<Args = Record<string, unknown>> =
+  | { readonly ok: true; readonly value: Args; readonly coercions: Coercion[] }
+  | { readonly ok: false; readonly error: InvalidToolArgumentsError | LimitExceededError };
+
+interface ZodIssueLike {
+  readonly code: string;
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+  readonly keys?: readonly string[];
+  readonly values?: readonly unknown[];
+}
+
+function zodPath(path: readonly PropertyKey[]): string {
+  let result = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') result += `[${segment}]`;
+    else result = childPath(result, String(segment));
+  }
+  return result;
+}
+
+function fromZodIssue(issue: ZodIssueLike): ToolArgumentIssue[] {
+  const path = zodPath(issue.path);
+  if (issue.code === 'unrecognized_keys' && issue.keys !== undefined) {
+    return issue.keys.map((key) => ({
+      path: childPath(path, key),
+      problem: 'is not a parameter of this tool.',
+    }));
+  }
+  const message = issue.message.replace(/^Invalid input: /, '');
+  return [
+    {
+      path,
+      problem: `${message.charAt(0).toLowerCase()}${message.slice(1)}${/[.!?]$/.test(message) ? '' : '.'}`,
+    },
+  ];
+}
+
+function overlapsExisting(path: string, existing: readonly ToolArgumentIssue[]): boolean {
+  return existing.some(
+    (issue) =>
+      issue.path === path ||
+      path.startsWith(`${issue.path}.`) ||
+      path.startsWith(`${issue.path}[`) ||
+      issue.path.startsWith(`${path}.`) ||
+      issue.path.startsWith(`${path}[`) ||
+      issue.path === '' ||
+      path === '',
+  );
+}
+
+function failure(
+  tool: Tool,
+  issues: readonly ToolArgumentIssue[],
+  toolCallId: string | undefined,
+): ValidateToolArgumentsResult<never> {
+  return {
+    ok: false,
+    error: new InvalidToolArgumentsError({
+      toolName: tool.name,
+      issues,
+      ...(toolCallId === undefined ? {} : { toolCallId }),
+    }),
+  };
+}
+
+function safeZod(
+  compiled: CompiledTool,
+  value: unknown,
+): { success: true; data: unknown } | { success: false; issues: ToolArgumentIssue[] } {
+  try {
+    const result = safeParse(compiled.zod!, value);
+    if (result.success) return { success: true, data: result.data };
+    return { success: false, issues: (result.error.issues as readonly ZodIssueLike[]).flatMap(fromZodIssue) };
+  } catch (error) {
+    // A refinement of the user's schema threw: report it as a problem rather than crash the caller.
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      success: false,
+      issues: [{ path: '', problem: `the arguments could not be checked: ${message}` }],
+    };
+  }
+}
+
+/**
+ * Checks a model's arguments against a tool's input schema, after forgiving the honest mistakes that convert back
+ * exactly: `"42"` → 42, `"3.5"` → 3.5, `"true"`/`"yes"`/`"on"`/`"1"` → true (and the false forms), a JSON string
+ * holding an array or object, one value where an array is expected, `null` for an optional field (OpenAI strict
+ * mode) → absent. Every coercion is recorded. Every failing field is reported at once, with its path: unknown
+ * parameters with a did-you-mean, missing required ones, enum misses with the allowed values. Keys such as
+ * `__proto__` are data, never prototypes. Valid input takes a fast path (one zod `safeParse`). Never throws.
+ *
+ * @example
+ * const result = validateToolArguments(getWeather, { city: 'Paris', days: '3' });
+ * // { ok: true, value: { city: 'Paris', days: 3 }, coercions: [{ path: 'days', kind: 'string-to-integer', ... }] }
+ */
+export function validateToolArguments<Args>(
+  tool: Tool<Args>,
+  value: unknown,
+  options: ValidateToolArgumentsOptions = {},
+): ValidateToolArgumentsResult<Args> {
+  const compiled = compiledToolOf(tool as unknown as Tool);
+  const coerce = options.coerce ?? true;
+  const limits = resolveLimits(options.limits);
+  const toolCallId = options.toolCallId;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return failure(
+      tool as unknown as Tool,
+      [
+        {
+          path: '',
+          problem: `the arguments must be a JSON object with named parameters; got ${describeValue(value)}.`,
+        },
+      ],
+      toolCallId,
+    );
+  }
+  if (!isParsedArguments(value)) {
+    try {
+      assertValueWithinLimits(value, limits);
+    } catch (error) {
+      if (LimitExceededError.isInstance(error)) return { ok: false, error };
+      throw error;
+    }
+  }
+  let setsHidden = false;
+  for (const key of compiled.hidden) if (Object.hasOwn(value, key)) setsHidden = true;
+
+  // Fast path: valid input costs one zod parse plus a key scan (zod strips unknown keys; we report them).
+  if (compiled.zod !== undefined && !setsHidden) {
+    const parsed = safeZod(compiled, value);
+    if (parsed.success && compiled.keyPlan !== 'walk' && keysMatchPlan(compiled.keyPlan, value)) {
+      return { ok: true, value: parsed.data as Args, coercions: [] };
+    }
+  }
+
+  const context: WalkContext = {
+    root: compiled.inputSchema,
+    coerce,
+    limits,
+    hidden: compiled.hidden,
+    issues: [],
+    coercions: [],
+  };
+  const walked = walk(compiled.inputSchema, value, '', context);
+  if (compiled.zod === undefined) {
+    if (walked === INVALID || context.issues.length > 0)
+      return failure(tool as unknown as Tool, context.issues, toolCallId);
+    return { ok: true, value: walked as Args, coercions: context.coercions };
+  }
+  const parsed = safeZod(compiled, walked === INVALID ? value : walked);
+  if (parsed.success && context.issues.length === 0) {
+    return { ok: true, value: parsed.data as Args, coercions: context.coercions };
+  }
+  const issues = [...context.issues];
+  if (!parsed.success) {
+    for (const issue of parsed.issues) if (!overlapsExisting(issue.path, issues)) issues.push(issue);
+    if (issues.length === 0) issues.push(...parsed.issues);
+  }
+  return failure(tool as unknown as Tool, issues, toolCallId);
+}
