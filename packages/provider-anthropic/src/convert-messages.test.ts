@@ -1,0 +1,144 @@
+import type { Message, ToolCall } from '@org/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { convertMessages } from './convert-messages.js';
+
+type WireBlock = { type: string; id?: string; tool_use_id?: string };
+
+const toolCall = fc.record({
+  id: fc.uuid().map((uuid) => `toolu_${uuid}`),
+  toolName: fc.constantFrom('get_weather', 'search'),
+  arguments: fc.oneof(
+    fc
+      .dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }))
+      .map((value) => JSON.stringify(value)),
+    fc.constantFrom(
+      '',
+      '{"a": 1',
+      '[1,2]',
+      '{"__proto__": {"polluted": true}}',
+      '{"constructor": {"prototype": {"x": 1}}}',
+    ),
+  ),
+});
+
+/** A valid history: user/assistant text, assistant tool calls each answered by one tool message. */
+const history: fc.Arbitrary<Message[]> = fc
+  .array(
+    fc.oneof(
+      fc.string({ minLength: 1, maxLength: 10 }).map((content): Message[] => [{ role: 'user', content }]),
+      fc.string({ maxLength: 10 }).map((content): Message[] => [{ role: 'assistant', content }]),
+      fc.string({ minLength: 1, maxLength: 10 }).map((content): Message[] => [{ role: 'system', content }]),
+      fc
+        .tuple(
+          fc.string({ maxLength: 10 }),
+          fc.uniqueArray(toolCall, { minLength: 1, maxLength: 3, selector: (call) => call.id }),
+          fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+        )
+        .map(([content, calls, errors]): Message[] => [
+          { role: 'assistant', content, toolCalls: calls as ToolCall[] },
+          ...calls.map(
+            (call, index): Message => ({
+              role: 'tool',
+              toolCallId: call.id,
+              toolName: call.toolName,
+              content: `result ${index}`,
+              isError: errors[index] ?? false,
+            }),
+          ),
+        ]),
+    ),
+    { maxLength: 8 },
+  )
+  .map((groups) => groups.flat())
+  // Tool call ids must be unique across the whole history.
+  .filter((messages) => {
+    const ids = messages.flatMap((message) =>
+      message.role === 'assistant' ? (message.toolCalls ?? []).map((call) => call.id) : [],
+    );
+    return new Set(ids).size === ids.length;
+  });
+
+describe('convertMessages', () => {
+  it('always produces alternating turns, every tool_use answered in the next user turn, results first', () => {
+    fc.assert(
+      fc.property(history, (messages) => {
+        const { messages: wire, system } = convertMessages(messages);
+        for (let index = 1; index < wire.length; index++)
+          expect(wire[index]?.role).not.toBe(wire[index - 1]?.role);
+        wire.forEach((turn, index) => {
+          const blocks = (
+            typeof turn.content === 'string' ? [{ type: 'text' }] : turn.content
+          ) as WireBlock[];
+          expect(blocks.length).toBeGreaterThan(0);
+          if (turn.role !== 'assistant') {
+            const firstOther = blocks.findIndex((block) => block.type !== 'tool_result');
+            const lastResult = blocks.map((block) => block.type).lastIndexOf('tool_result');
+            if (firstOther !== -1) expect(lastResult).toBeLessThan(firstOther);
+            return;
+          }
+          const uses = blocks.filter((block) => block.type === 'tool_use').map((block) => block.id);
+          if (uses.length === 0) return;
+          const next = wire[index + 1];
+          const answers = (typeof next?.content === 'string' ? [] : ((next?.content ?? []) as WireBlock[]))
+            .filter((block) => block.type === 'tool_result')
+            .map((block) => block.tool_use_id);
+          expect(answers).toEqual(uses);
+        });
+        const systemCount = messages.filter(
+          (message) => message.role === 'system' && message.content !== '',
+        ).length;
+        expect(system?.length ?? 0).toBe(systemCount);
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('reports every rewrite: merges, moved system messages, replaced arguments, dropped empty turns', () => {
+    fc.assert(
+      fc.property(history, (messages) => {
+        const { adjustments } = convertMessages(messages);
+        const reasons = adjustments.map((adjustment) => adjustment.details?.reason);
+        const brokenArguments = messages.some(
+          (message) =>
+            message.role === 'assistant' &&
+            (message.toolCalls ?? []).some(
+              (call) => call.arguments !== '' && !/^\{/.test(call.arguments.trim()),
+            ),
+        );
+        if (brokenArguments) expect(reasons).toContain('tool-arguments-replaced');
+        const emptyAssistant = messages.some(
+          (message) =>
+            message.role === 'assistant' && message.content === '' && (message.toolCalls ?? []).length === 0,
+        );
+        expect(reasons.includes('empty-assistant-message-dropped')).toBe(emptyAssistant);
+        for (const adjustment of adjustments) expect(adjustment.kind).toBe('history-rewritten');
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('keeps __proto__ and constructor keys of arguments as plain data', () => {
+    const { messages } = convertMessages([
+      { role: 'user', content: 'x' },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [
+          {
+            id: 't1',
+            toolName: 'search',
+            arguments: '{"__proto__": {"polluted": true}, "constructor": {"prototype": {"y": 1}}}',
+          },
+        ],
+      },
+      { role: 'tool', toolCallId: 't1', toolName: 'search', content: 'r' },
+    ]);
+    const blocks = (messages[1]?.content ?? []) as { input?: Record<string, unknown> }[];
+    const input = blocks[0]?.input ?? {};
+    expect(Object.keys(input)).toEqual(['__proto__', 'constructor']);
+    expect(JSON.stringify(input)).toBe('{"__proto__":{"polluted":true},"constructor":{"prototype":{"y":1}}}');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
