@@ -8,6 +8,8 @@ import {
   ProviderError,
   ProviderUnavailableError,
   RateLimitError,
+  redactSecrets,
+  redactSecretsDeep,
   StreamInterruptedError,
 } from '@org/core';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
@@ -39,6 +41,25 @@ function apiMessageOf(error: APIError): string {
 }
 
 /**
+ * Redacts secrets inside an error we keep as `cause`: OpenAI echoes a wrong key in its 401 message, and the SDK's
+ * errors (and what they wrap) carry that message and body verbatim. The error is ours once caught, so it is
+ * cleaned in place, down its `cause` chain.
+ */
+function scrubSecrets(error: unknown, depth = 0): void {
+  if (!(error instanceof Error) || depth > 8) return;
+  try {
+    error.message = redactSecrets(error.message);
+    if (typeof error.stack === 'string') error.stack = redactSecrets(error.stack);
+    if (error instanceof APIError && error.error !== undefined) {
+      (error as { error: unknown }).error = redactSecretsDeep(error.error);
+    }
+  } catch {
+    // A frozen or exotic error: its own message stays, ours (redacted by the error family) is what callers see.
+  }
+  scrubSecrets(error.cause, depth + 1);
+}
+
+/**
  * Maps whatever the OpenAI SDK threw (or a stream broke with) onto the core error family. An abort is an
  * `AbortedError`; once a stream has started, a lost connection is a `StreamInterruptedError` with the partial text.
  *
@@ -48,6 +69,7 @@ function apiMessageOf(error: APIError): string {
 export function mapOpenAIError(error: unknown, context: ErrorContext): Error {
   // Already one of ours (a history check, a failed response decoded by the adapter): keep it as it is.
   if (OrgError.isInstance(error)) return error;
+  scrubSecrets(error);
   if (context.signal?.aborted || error instanceof APIUserAbortError) {
     return new AbortedError({
       operation: `${context.provider} ${context.operation}`,
@@ -87,6 +109,22 @@ export function mapOpenAIError(error: unknown, context: ErrorContext): Error {
     if (status >= 400) return new InvalidRequestError(base);
     return new ProviderError(base);
   }
+  if (error instanceof APIConnectionTimeoutError) {
+    return new ProviderUnavailableError({
+      provider,
+      providerCode: 'timeout',
+      message: `${provider} ${context.operation} timed out before the server answered.`,
+      cause: error,
+    });
+  }
+  if (error instanceof APIConnectionError) {
+    return new ProviderUnavailableError({
+      provider,
+      providerCode: 'connection_error',
+      message: `${provider} ${context.operation} could not reach the server: ${errorMessageOf(error.cause ?? error)}.`,
+      cause: error,
+    });
+  }
   if (error instanceof APIError) {
     // An error reported inside a stream (`data: {"error": ...}`): no status, the type or code says what it is.
     const message = apiMessageOf(error);
@@ -108,14 +146,6 @@ export function mapOpenAIError(error: unknown, context: ErrorContext): Error {
     }
     return new ProviderError(base);
   }
-  if (error instanceof APIConnectionTimeoutError) {
-    return new ProviderUnavailableError({
-      provider,
-      providerCode: 'timeout',
-      message: `${provider} ${context.operation} timed out before the server answered.`,
-      cause: error,
-    });
-  }
   if (context.partialText !== undefined) {
     return new StreamInterruptedError({
       provider,
@@ -125,14 +155,6 @@ export function mapOpenAIError(error: unknown, context: ErrorContext): Error {
           ? `${provider} ${context.operation}: the stream sent an event that is not valid JSON (${errorMessageOf(error)}); the answer is incomplete.`
           : `${provider} ${context.operation}: the stream broke before it finished (${errorMessageOf(error)}); the answer is incomplete.`,
       partialText: context.partialText,
-      cause: error,
-    });
-  }
-  if (error instanceof APIConnectionError) {
-    return new ProviderUnavailableError({
-      provider,
-      providerCode: 'connection_error',
-      message: `${provider} ${context.operation} could not reach the server: ${errorMessageOf(error.cause ?? error)}.`,
       cause: error,
     });
   }

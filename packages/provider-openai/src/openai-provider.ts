@@ -8,11 +8,15 @@ import {
 } from '@org/core';
 import OpenAI from 'openai';
 import { type OpenAIApi, OpenAILanguageModel } from './openai-language-model.js';
+import { createRedactingLogger } from './redacting-logger.js';
 import { type RetryOptions, resolveRetryOptions } from './retry-policy.js';
 
 /** Options of `createOpenAI`. */
 export interface OpenAIProviderOptions {
-  /** A ready SDK client. Its own retries are not used (the adapter retries, see `maxRetries` and `retry`). */
+  /**
+   * A ready SDK client. Its own retries are not used (the adapter retries, see `maxRetries` and `retry`). Its
+   * logger is yours: clients the adapter creates log through a logger that redacts registered secrets.
+   */
   readonly client?: OpenAI;
   /** Defaults to the `OPENAI_API_KEY` environment variable. Registered as a secret: it never appears in errors. */
   readonly apiKey?: string;
@@ -99,6 +103,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
     client = new OpenAI({
       apiKey,
       maxRetries: 0,
+      logger: createRedactingLogger(),
       ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
       ...(options.organization === undefined ? {} : { organization: options.organization }),
       ...(options.project === undefined ? {} : { project: options.project }),
