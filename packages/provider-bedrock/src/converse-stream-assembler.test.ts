@@ -1,0 +1,183 @@
+import type { ConverseStreamOutput } from '@aws-sdk/client-bedrock-runtime';
+import { RateLimitError, StreamInterruptedError, type StreamPart } from '@org/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ConverseStreamAssembler } from './converse-stream-assembler.js';
+import type { ToolCallPolicy } from './prepare-tool-config.js';
+import { createToolNameMap } from './tool-names.js';
+
+interface PlannedCall {
+  id: string;
+  name: string;
+  fragments: string[];
+}
+
+function assemble(
+  events: readonly ConverseStreamOutput[],
+  policy: ToolCallPolicy = { kind: 'accept-all' },
+): StreamPart[] {
+  const assembler = new ConverseStreamAssembler({
+    modelId: 'model',
+    names: createToolNameMap([]),
+    callPolicy: policy,
+    adjustments: [],
+  });
+  const parts: StreamPart[] = [];
+  for (const event of events) {
+    parts.push(...assembler.push(event));
+    if (assembler.failed) return parts;
+  }
+  parts.push(assembler.end());
+  return parts;
+}
+
+/** Events of one answer: a text block 0 with no contentBlockStart, then tool blocks 1..n, interleaved by `order`. */
+function eventsFor(
+  textPieces: readonly string[],
+  calls: readonly PlannedCall[],
+  order: readonly number[],
+  metadataFirst: boolean,
+): ConverseStreamOutput[] {
+  const events: ConverseStreamOutput[] = [];
+  const queues: ConverseStreamOutput[][] = [
+    textPieces.map((text) => ({ contentBlockDelta: { contentBlockIndex: 0, delta: { text } } })),
+    ...calls.map((call, offset) => [
+      {
+        contentBlockStart: {
+          contentBlockIndex: offset + 1,
+          start: { toolUse: { toolUseId: call.id, name: call.name } },
+        },
+      },
+      ...call.fragments.map((input) => ({
+        contentBlockDelta: { contentBlockIndex: offset + 1, delta: { toolUse: { input } } },
+      })),
+      { contentBlockStop: { contentBlockIndex: offset + 1 } },
+    ]),
+  ];
+  // `order` picks which block's next event comes next: any interleaving that keeps each block's own order.
+  for (const pick of order) {
+    const nonEmpty = queues.filter((queue) => queue.length > 0);
+    if (nonEmpty.length === 0) break;
+    const event = nonEmpty[pick % nonEmpty.length]?.shift();
+    if (event !== undefined) events.push(event);
+  }
+  for (const queue of queues) events.push(...queue.splice(0));
+  const stop: ConverseStreamOutput = {
+    messageStop: { stopReason: calls.length > 0 ? 'tool_use' : 'end_turn' },
+  };
+  const metadata: ConverseStreamOutput = {
+    metadata: { usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 }, metrics: { latencyMs: 1 } },
+  };
+  events.push(...(metadataFirst ? [metadata, stop] : [stop, metadata]));
+  return events;
+}
+
+const callArbitrary = fc.record({
+  id: fc.stringMatching(/^tooluse_[A-Za-z0-9]{1,12}$/),
+  name: fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9_-]{0,20}$/),
+  fragments: fc.array(fc.string({ maxLength: 12 }), { maxLength: 6 }),
+});
+const answerArbitrary = fc.record({
+  textPieces: fc.array(fc.string({ minLength: 1, maxLength: 10 }), { maxLength: 6 }),
+  calls: fc.uniqueArray(callArbitrary, { maxLength: 4, selector: (call) => call.id }),
+  order: fc.array(fc.nat(), { maxLength: 60 }),
+  metadataFirst: fc.boolean(),
+});
+
+describe('ConverseStreamAssembler', () => {
+  it('property: for every interleaving of blocks and fragments, the calls and text come out intact', () => {
+    fc.assert(
+      fc.property(answerArbitrary, ({ textPieces, calls, order, metadataFirst }) => {
+        const parts = assemble(eventsFor(textPieces, calls, order, metadataFirst));
+        const last = parts.at(-1);
+        expect(last?.type).toBe('finish');
+        expect(parts.filter((part) => part.type === 'finish' || part.type === 'error')).toHaveLength(1);
+        const text = parts.map((part) => (part.type === 'text-delta' ? part.delta : '')).join('');
+        expect(text).toBe(textPieces.join(''));
+        const toolCalls = parts.flatMap((part) => (part.type === 'tool-call' ? [part.toolCall] : []));
+        expect(toolCalls).toEqual(
+          calls.map((call) => ({
+            id: call.id,
+            toolName: call.name,
+            arguments: call.fragments.join('') || '{}',
+          })),
+        );
+        for (const call of calls) {
+          const deltas = parts
+            .flatMap((part) =>
+              part.type === 'tool-call-delta' && part.toolCallId === call.id ? [part.argumentsDelta] : [],
+            )
+            .join('');
+          expect(deltas).toBe(call.fragments.join(''));
+          const start = parts.findIndex(
+            (part) => part.type === 'tool-call-start' && part.toolCallId === call.id,
+          );
+          const done = parts.findIndex((part) => part.type === 'tool-call' && part.toolCall.id === call.id);
+          expect(start).toBeGreaterThanOrEqual(0);
+          expect(done).toBeGreaterThan(start);
+        }
+        expect(last).toMatchObject({
+          finishReason: calls.length > 0 ? 'tool-calls' : 'stop',
+          usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 },
+        });
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('property: a stream cut anywhere before messageStop surfaces no tool call and keeps the partial text', () => {
+    fc.assert(
+      fc.property(answerArbitrary, fc.nat(), ({ textPieces, calls, order }, cutSeed) => {
+        const events = eventsFor(textPieces, calls, order, false);
+        const stopIndex = events.findIndex((event) => event.messageStop !== undefined);
+        const cut = events.slice(0, cutSeed % (stopIndex + 1));
+        const parts = assemble(cut);
+        expect(parts.some((part) => part.type === 'tool-call')).toBe(false);
+        const last = parts.at(-1);
+        expect(last?.type).toBe('error');
+        const error = (last as { error: Error }).error;
+        expect(StreamInterruptedError.isInstance(error)).toBe(true);
+        const text = parts.map((part) => (part.type === 'text-delta' ? part.delta : '')).join('');
+        expect((error as StreamInterruptedError).partialText).toBe(text);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('property: under tool choice none (reject-all) no tool part is ever emitted and every call is reported', () => {
+    fc.assert(
+      fc.property(answerArbitrary, ({ textPieces, calls, order, metadataFirst }) => {
+        const parts = assemble(eventsFor(textPieces, calls, order, metadataFirst), { kind: 'reject-all' });
+        expect(parts.filter((part) => part.type.startsWith('tool-call'))).toEqual([]);
+        const finish = parts.at(-1);
+        expect(finish?.type).toBe('finish');
+        if (finish?.type !== 'finish') return;
+        expect(finish.finishReason).toBe('stop');
+        const rejected = finish.adjustments.find((adjustment) => adjustment.kind === 'tool-calls-rejected');
+        if (calls.length === 0) expect(rejected).toBeUndefined();
+        else expect((rejected?.details as { calls: unknown[] }).calls).toHaveLength(calls.length);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('an in-stream throttlingException member maps to RateLimitError', () => {
+    const parts = assemble([
+      { contentBlockDelta: { contentBlockIndex: 0, delta: { text: 'a' } } },
+      { throttlingException: { message: 'slow down' } } as ConverseStreamOutput,
+    ]);
+    const last = parts.at(-1);
+    expect(last?.type === 'error' && RateLimitError.isInstance(last.error)).toBe(true);
+  });
+
+  it('reasoning deltas are not text', () => {
+    const parts = assemble([
+      { contentBlockDelta: { contentBlockIndex: 0, delta: { reasoningContent: { text: 'thinking' } } } },
+      { contentBlockDelta: { contentBlockIndex: 1, delta: { text: 'answer' } } },
+      { messageStop: { stopReason: 'end_turn' } },
+    ]);
+    expect(parts.filter((part) => part.type === 'text-delta')).toEqual([
+      { type: 'text-delta', delta: 'answer' },
+    ]);
+  });
+});
