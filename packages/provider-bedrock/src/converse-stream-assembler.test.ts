@@ -155,7 +155,8 @@ describe('ConverseStreamAssembler', () => {
         expect(finish.finishReason).toBe('stop');
         const rejected = finish.adjustments.find((adjustment) => adjustment.kind === 'tool-calls-rejected');
         if (calls.length === 0) expect(rejected).toBeUndefined();
-        else expect((rejected?.details as { calls: unknown[] }).calls).toHaveLength(calls.length);
+        else
+          expect((rejected?.details as { calls?: unknown[] } | undefined)?.calls).toHaveLength(calls.length);
       }),
       { numRuns: 1000 },
     );
