@@ -77,7 +77,11 @@ describe('createToolPlanTool', () => {
     const controller = new AbortController();
     const pending = executeAction(
       registry,
-      { id: 'call_3', toolName: 'execute_tool_plan', args: { steps: [{ id: 'slow', tool: 'wait', arguments: { ms: 5000 } }] } },
+      {
+        id: 'call_3',
+        toolName: 'execute_tool_plan',
+        args: { steps: [{ id: 'slow', tool: 'wait', arguments: { ms: 5000 } }] },
+      },
       { signal: controller.signal },
     );
     setTimeout(() => controller.abort(), 5);

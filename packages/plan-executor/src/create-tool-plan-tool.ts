@@ -42,8 +42,10 @@ function inputSchema(maxSteps: number): JsonSchema {
           properties: {
             id: { type: 'string', description: 'Unique step id: letters, digits, _ or -.' },
             tool: { type: 'string', description: 'Name of the tool to call.' },
+            // A JSON string is accepted too: @org/tools coerces a string holding an object before execute.
             arguments: {
-              anyOf: [{ type: 'object' }, { type: 'string' }],
+              type: 'object',
+              additionalProperties: true,
               description: 'The tool arguments; values may hold $ref:ID references.',
             },
           },

@@ -50,8 +50,9 @@ function expectedOutcome(dag: RandomDag): { status: string[]; cause: (number | u
   const status: string[] = [];
   const cause: (number | undefined)[] = [];
   dag.dependencies.forEach((dependencies, index) => {
+    // The reason names the first failed dependency in plan order; planOf lists steps in reverse.
     const failed = [...dependencies]
-      .sort((left, right) => left - right)
+      .sort((left, right) => right - left)
       .find((dependency) => status[dependency] !== 'success');
     if (failed !== undefined) {
       status.push('skipped');
@@ -81,7 +82,7 @@ function scheduledRunner(scheduler: fc.Scheduler, dag: RandomDag, log: string[])
             actionId: action.id,
             toolName: action.toolName,
             status: 'success',
-            output: { id: stepId, got: action.args.value },
+            rawOutput: { id: stepId, got: action.args.value },
             durationMs: 0,
           };
       return scheduler.schedule(Promise.resolve(observation), stepId);
@@ -221,14 +222,12 @@ describe('executePlan properties (fast-check)', () => {
 
 describe('validatePlan properties (fast-check)', () => {
   it('accepts exactly the plans whose references name other existing steps without a cycle, and names real cycles', () => {
-    const graphArbitrary = fc
-      .integer({ min: 1, max: 12 })
-      .chain((count) =>
-        fc.array(fc.uniqueArray(fc.integer({ min: 0, max: count + 1 }), { maxLength: 3 }), {
-          minLength: count,
-          maxLength: count,
-        }),
-      );
+    const graphArbitrary = fc.integer({ min: 1, max: 12 }).chain((count) =>
+      fc.array(fc.uniqueArray(fc.integer({ min: 0, max: count + 1 }), { maxLength: 3 }), {
+        minLength: count,
+        maxLength: count,
+      }),
+    );
     fc.assert(
       fc.property(graphArbitrary, (edges) => {
         const count = edges.length;

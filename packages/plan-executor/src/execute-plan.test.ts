@@ -1,4 +1,4 @@
-import type { RunEvent } from '@org/core';
+import type { JsonObject, RunEvent } from '@org/core';
 import { describe, expect, it } from 'vitest';
 import { createTestTools } from './__fixtures__/test-tools.js';
 import { VirtualClock } from './__fixtures__/virtual-clock.js';
@@ -394,7 +394,7 @@ describe('executePlan: runners', () => {
           actionId: action.id,
           toolName: action.toolName,
           status: 'success',
-          output: { remote: true, args: action.args },
+          output: { remote: true, args: action.args as JsonObject },
           durationMs: 1,
         };
       },

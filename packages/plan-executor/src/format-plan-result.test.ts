@@ -38,7 +38,12 @@ describe('formatPlanResult', () => {
     const all = JSON.parse(
       formatPlanResult(
         await executePlan(
-          { steps: [{ id: 'a', tool: 'add', arguments: { a: 1, b: 2 } }, { id: 'b', tool: 'json_text', arguments: {} }] },
+          {
+            steps: [
+              { id: 'a', tool: 'add', arguments: { a: 1, b: 2 } },
+              { id: 'b', tool: 'json_text', arguments: {} },
+            ],
+          },
           { tools },
         ),
       ),
@@ -52,19 +57,32 @@ describe('formatPlanResult', () => {
     controller.abort(new Error('user cancelled'));
     const aborted = JSON.parse(
       formatPlanResult(
-        await executePlan({ steps: [{ id: 'a', tool: 'json_text', arguments: {} }] }, { tools, signal: controller.signal }),
+        await executePlan(
+          { steps: [{ id: 'a', tool: 'json_text', arguments: {} }] },
+          { tools, signal: controller.signal },
+        ),
       ),
     );
     expect(aborted).toEqual({
       status: 'aborted',
       summary: '0 of 1 step succeeded, 1 aborted.',
       aborted: 'user cancelled',
-      errors: { a: { tool: 'json_text', status: 'aborted', code: 'aborted', message: "Step 'a' did not start: the plan was aborted." } },
+      errors: {
+        a: {
+          tool: 'json_text',
+          status: 'aborted',
+          code: 'aborted',
+          message: "Step 'a' did not start: the plan was aborted.",
+        },
+      },
     });
   });
 
   it('keeps a step id such as __proto__ as a plain key', async () => {
-    const result = await executePlan({ steps: [{ id: '__proto__', tool: 'add', arguments: { a: 1, b: 1 } }] }, { tools });
+    const result = await executePlan(
+      { steps: [{ id: '__proto__', tool: 'add', arguments: { a: 1, b: 1 } }] },
+      { tools },
+    );
     const formatted = JSON.parse(formatPlanResult(result));
     expect(Object.hasOwn(formatted.results, '__proto__')).toBe(true);
     expect(({} as Record<string, unknown>)[2]).toBeUndefined();

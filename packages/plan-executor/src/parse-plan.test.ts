@@ -70,7 +70,7 @@ describe('parsePlan: malformed plans, every problem at once', () => {
   it('reports every malformed step, unknown fields with a did-you-mean, and bad output_steps together', () => {
     const problems = problemsOf({
       steps: [
-        { id: 'a', tool: 'search', args: { query: 'x' } },
+        { id: 'a', tool: 'search', argument: { query: 'x' } },
         'not a step',
         { id: 7, tool: 'search', arguments: {} },
         { id: 'b', arguments: {} },
@@ -80,12 +80,12 @@ describe('parsePlan: malformed plans, every problem at once', () => {
         { id: 'g', tool: 'search', arguments: 42 },
       ],
       output_steps: 'a',
-      outputs: [],
+      output_step: [],
     });
     expect(problems.map((problem) => [problem.code, problem.path])).toEqual([
-      ['malformed_plan', 'outputs'],
+      ['malformed_plan', 'output_step'],
       ['malformed_plan', 'output_steps'],
-      ['malformed_plan', 'steps[0].args'],
+      ['malformed_plan', 'steps[0].argument'],
       ['malformed_plan', 'steps[1]'],
       ['malformed_plan', 'steps[2].id'],
       ['malformed_plan', 'steps[3].tool'],
