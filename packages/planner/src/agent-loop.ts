@@ -1,0 +1,496 @@
+import {
+  AbortedError,
+  type Action,
+  addUsage,
+  assertToolChoiceOffered,
+  EMPTY_USAGE,
+  type Message,
+  OrgError,
+  type RunEvent,
+  type ToolChoice,
+  toToolChoice,
+  type Usage,
+} from '@org/core';
+import { executeActions, type Tool, type ToolObservation, ToolRegistry } from '@org/tools';
+import type {
+  AgentFinishReason,
+  AgentOptions,
+  AgentResult,
+  AgentState,
+  AgentStep,
+  ApprovalDecision,
+  StopCondition,
+} from './agent-types.js';
+import { canonicalJson } from './argument-leak.js';
+import { InvalidAgentOptionsError, InvalidResumeStateError, ToolCallLoopError } from './errors.js';
+import { createFunctionCallingPlanner } from './function-calling-planner.js';
+import type { Planner, PlannerTurn, PlanningContext } from './planner.js';
+import { createReActPlanner } from './react-planner.js';
+import { buildSystemPrompt } from './system-prompt.js';
+import { observationErrorOf } from './tool-calls-to-actions.js';
+import { isForcedChoiceSatisfied, resolveToolChoice } from './tool-choice-policy.js';
+import { recordToolOutcome, type ToolSelectionStats } from './tool-stats.js';
+
+const DEFAULT_MAX_STEPS = 10;
+const DEFAULT_MAX_IDENTICAL_CALLS = 3;
+const DEFAULT_MAX_CONCURRENCY = 8;
+let runCounter = 0;
+
+interface RunState {
+  step: number;
+  history: Message[];
+  steps: AgentStep[];
+  usage: Usage;
+  toolStats: Record<string, ToolSelectionStats>;
+  callCounts: Map<string, number>;
+  calledTools: string[];
+  forcedChoiceSatisfied: boolean;
+  lastObservations: ToolObservation[];
+}
+
+/** Checks options and builds what the run needs; throws `InvalidAgentOptionsError` before any model call. */
+function prepare(options: AgentOptions): {
+  registry: ToolRegistry;
+  planner: Planner;
+  systemPrompt: string | undefined;
+  initialHistory: Message[];
+  maxSteps: number;
+  maxIdenticalCalls: number;
+  stopConditions: readonly StopCondition[];
+} {
+  if (typeof options.model?.generate !== 'function') {
+    throw new InvalidAgentOptionsError({ option: 'model', message: 'must be a LanguageModel.' });
+  }
+  const registry =
+    options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools as Iterable<Tool>);
+  const planner =
+    options.planner ??
+    (options.model.capabilities.toolCalls ? createFunctionCallingPlanner() : createReActPlanner());
+  planner.assertSupports(options.model);
+  const positiveInteger = (option: string, value: number | undefined, fallback: number): number => {
+    if (value === undefined) return fallback;
+    if (!Number.isInteger(value) || value < 1) {
+      throw new InvalidAgentOptionsError({
+        option,
+        message: `must be an integer >= 1, got ${String(value)}.`,
+      });
+    }
+    return value;
+  };
+  const maxSteps = positiveInteger('maxSteps', options.maxSteps, DEFAULT_MAX_STEPS);
+  const maxIdenticalCalls = positiveInteger(
+    'maxIdenticalToolCalls',
+    options.maxIdenticalToolCalls,
+    DEFAULT_MAX_IDENTICAL_CALLS,
+  );
+  positiveInteger('maxConcurrency', options.maxConcurrency, DEFAULT_MAX_CONCURRENCY);
+  if (typeof options.toolChoice !== 'function') {
+    // A named tool must be offered: fail now rather than on the first model call.
+    assertToolChoiceOffered(toToolChoice(options.toolChoice), registry.names());
+  }
+  const messages = [...(options.messages ?? [])];
+  const leadingSystem: string[] = [];
+  while (messages[0]?.role === 'system') leadingSystem.push((messages.shift() as Message).content);
+  if (messages.some((message) => message.role === 'system')) {
+    throw new InvalidAgentOptionsError({
+      option: 'messages',
+      message: 'system messages are only accepted at the start of the conversation.',
+    });
+  }
+  if (options.task !== undefined && (typeof options.task !== 'string' || options.task.trim() === '')) {
+    throw new InvalidAgentOptionsError({ option: 'task', message: 'must be a non-empty string.' });
+  }
+  const initialHistory: Message[] = [
+    ...messages,
+    ...(options.task === undefined ? [] : [{ role: 'user' as const, content: options.task }]),
+  ];
+  if (initialHistory.length === 0 && options.resume === undefined) {
+    throw new InvalidAgentOptionsError({
+      option: 'task',
+      message: 'give a task or a conversation (messages).',
+    });
+  }
+  const basePrompt = [options.systemPrompt, ...leadingSystem].filter(
+    (part) => part !== undefined && part !== '',
+  );
+  const systemPrompt = buildSystemPrompt(
+    basePrompt.length === 0 ? undefined : basePrompt.join('\n\n'),
+    options.strategicPlan,
+    options.maxStrategicPlanCharacters,
+  );
+  const stopConditions =
+    options.stopWhen === undefined
+      ? []
+      : typeof options.stopWhen === 'function'
+        ? [options.stopWhen]
+        : [...options.stopWhen];
+  return { registry, planner, systemPrompt, initialHistory, maxSteps, maxIdenticalCalls, stopConditions };
+}
+
+/**
+ * Runs the loop, emitting every event through `emit`. Resolves with the result; never rejects once the options
+ * are valid (a provider error, an abort or an unreadable decision ends the run with `finishReason` and `error`).
+ */
+export async function executeRun(
+  options: AgentOptions,
+  listener: ((event: RunEvent) => void) | undefined,
+): Promise<AgentResult> {
+  const setup = prepare(options);
+  const { registry, planner, systemPrompt, maxSteps, maxIdenticalCalls, stopConditions } = setup;
+  const now = (): number => (options.clock ?? Date).now();
+  const emit = (event: RunEvent): void => {
+    if (listener === undefined) return;
+    try {
+      listener(event);
+    } catch {
+      // A throwing listener must not break the run (RunEventListener contract).
+    }
+  };
+  const resume = options.resume;
+  const runId = resume?.state.runId ?? options.runId ?? `run_${++runCounter}`;
+  const state: RunState = resume
+    ? restoreState(resume.state)
+    : {
+        step: 0,
+        history: setup.initialHistory,
+        steps: [],
+        usage: EMPTY_USAGE,
+        toolStats: {},
+        callCounts: new Map(),
+        calledTools: [],
+        forcedChoiceSatisfied: false,
+        lastObservations: [],
+      };
+  const observations: ToolObservation[] = state.steps.flatMap((step) => [...step.observations]);
+  emit({ type: 'run-started', timestamp: now(), runId });
+
+  const finish = (
+    finishReason: AgentFinishReason,
+    extra: {
+      text?: string;
+      error?: Error;
+      detail?: string;
+      pendingApprovals?: Action[];
+      paused?: AgentState;
+    } = {},
+  ): AgentResult => {
+    emit({
+      type: 'run-finished',
+      timestamp: now(),
+      runId,
+      reason: finishReason,
+      steps: state.steps.length,
+      usage: state.usage,
+    });
+    const detail = extra.detail ?? extra.error?.message;
+    return {
+      runId,
+      text: extra.text ?? '',
+      finishReason,
+      ...(detail === undefined ? {} : { finishDetail: detail }),
+      steps: state.steps,
+      observations,
+      usage: state.usage,
+      roundTrips: state.steps.reduce((sum, step) => sum + step.inferences.length, 0),
+      toolStats: state.toolStats,
+      messages: state.history,
+      ...(extra.error === undefined ? {} : { error: extra.error }),
+      ...(extra.pendingApprovals === undefined ? {} : { pendingApprovals: extra.pendingApprovals }),
+      ...(extra.paused === undefined ? {} : { state: extra.paused }),
+    };
+  };
+
+  const observe = (observation: ToolObservation): void => {
+    emit({ type: 'tool-call-finished', timestamp: now(), observation });
+  };
+
+  /** Runs a planned step's actions (approvals decided), records everything, and says whether the run ends. */
+  const completeStep = async (
+    turn: PlannerTurn,
+    toolChoice: ToolChoice,
+    decisions: Readonly<Record<string, ApprovalDecision>>,
+  ): Promise<AgentResult | undefined> => {
+    const results = new Map<string, ToolObservation>();
+    for (const rejected of turn.rejected) {
+      results.set(rejected.toolCall.id, rejected.observation);
+      observe(rejected.observation);
+    }
+    // Loop guard: the same tool with the same arguments, counted over the run.
+    let loop: ToolCallLoopError | undefined;
+    for (const action of turn.actions) {
+      const key = `${action.toolName} ${canonicalJson(action.args)}`;
+      const count = (state.callCounts.get(key) ?? 0) + 1;
+      state.callCounts.set(key, count);
+      if (count > maxIdenticalCalls && loop === undefined) {
+        loop = new ToolCallLoopError({
+          toolName: action.toolName,
+          argumentsJson: canonicalJson(action.args),
+          count,
+          maximum: maxIdenticalCalls,
+        });
+      }
+    }
+    const runnable: Action[] = [];
+    for (const action of turn.actions) {
+      const decision = decisions[action.id];
+      if (loop !== undefined) {
+        const skipped: ToolObservation = {
+          actionId: action.id,
+          toolName: action.toolName,
+          status: 'skipped',
+          error: observationErrorOf(loop),
+          durationMs: 0,
+        };
+        results.set(action.id, skipped);
+        observe(skipped);
+      } else if (decision !== undefined && !approvedOf(decision)) {
+        const reason = typeof decision === 'object' ? decision.reason : undefined;
+        const blocked: ToolObservation = {
+          actionId: action.id,
+          toolName: action.toolName,
+          status: 'blocked',
+          error: {
+            code: 'approval_denied',
+            message: `The user did not approve this call${reason === undefined ? '.' : `: ${reason}`}`,
+          },
+          durationMs: 0,
+        };
+        results.set(action.id, blocked);
+        observe(blocked);
+      } else {
+        runnable.push(action);
+      }
+    }
+    const executed =
+      runnable.length === 0
+        ? []
+        : await executeActions(registry, runnable, {
+            maxConcurrency: options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+            onEvent: emit,
+            now,
+            ...(options.signal === undefined ? {} : { signal: options.signal }),
+            ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+            ...(options.injected === undefined ? {} : { injected: options.injected }),
+            ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
+            ...(options.outputBudgetBytes === undefined
+              ? {}
+              : { outputBudgetBytes: options.outputBudgetBytes }),
+          });
+    for (const observation of executed) results.set(observation.actionId, observation);
+
+    const ordered = turn.toolCalls.map(
+      (call) =>
+        results.get(call.id) ?? {
+          actionId: call.id,
+          toolName: call.toolName,
+          status: 'error' as const,
+          error: { code: 'missing_tool_result', message: 'This call produced no result.' },
+          durationMs: 0,
+        },
+    );
+    const rejectedIds = new Map(turn.rejected.map((rejected) => [rejected.toolCall.id, rejected.reason]));
+    for (const observation of ordered) {
+      const reason = rejectedIds.get(observation.actionId);
+      recordToolOutcome(
+        state.toolStats,
+        observation.toolName,
+        reason === 'validation' ? 'invalid' : observation.status,
+      );
+      state.calledTools.push(observation.toolName);
+    }
+    observations.push(...ordered);
+    state.lastObservations = ordered;
+    state.history.push(...planner.recordTurn(turn, ordered));
+    recordStep(turn, toolChoice, ordered);
+
+    if (loop !== undefined) return finish('loop-guard', { error: loop });
+    if (options.signal?.aborted) {
+      return finish('aborted', {
+        error: new AbortedError({ operation: 'agent run', cause: options.signal.reason }),
+      });
+    }
+    const terminal = ordered.find(
+      (observation) =>
+        observation.status === 'success' && registry.resolve(observation.toolName)?.terminal === true,
+    );
+    if (terminal !== undefined) {
+      const output = terminal.output;
+      return finish('terminal-tool', {
+        text: typeof output === 'string' ? output : (JSON.stringify(output) ?? ''),
+      });
+    }
+    const lastStep = state.steps.at(-1) as AgentStep;
+    for (const condition of stopConditions) {
+      const verdict = condition({ steps: state.steps, lastStep, history: state.history, usage: state.usage });
+      if (verdict === true || (typeof verdict === 'string' && verdict !== '')) {
+        return finish('stop-condition', {
+          detail: typeof verdict === 'string' ? verdict : 'stopWhen returned true',
+        });
+      }
+    }
+    return undefined;
+  };
+
+  const recordStep = (
+    turn: PlannerTurn,
+    toolChoice: ToolChoice,
+    stepObservations: ToolObservation[],
+  ): void => {
+    const usage = turn.inferences.reduce((sum, inference) => addUsage(sum, inference.usage), EMPTY_USAGE);
+    state.usage = addUsage(state.usage, usage);
+    state.steps.push({
+      index: state.step,
+      toolChoice,
+      text: turn.text,
+      toolCalls: turn.toolCalls,
+      actions: turn.actions,
+      observations: stepObservations,
+      rejectedToolCalls: turn.rejected.map((rejected) => ({
+        toolCallId: rejected.toolCall.id,
+        reason: rejected.reason,
+      })),
+      inferences: turn.inferences,
+      usage,
+    });
+    state.step++;
+  };
+
+  try {
+    if (resume !== undefined) {
+      const pendingIds = resume.state.pendingApprovals.map((action) => action.id);
+      const missing = pendingIds.filter((id) => resume.decisions[id] === undefined);
+      const unknown = Object.keys(resume.decisions).filter((id) => !pendingIds.includes(id));
+      if (missing.length > 0 || unknown.length > 0) {
+        throw new InvalidResumeStateError({
+          message:
+            (missing.length > 0 ? `No decision for pending action(s) ${missing.join(', ')}. ` : '') +
+            (unknown.length > 0 ? `Decisions for unknown action(s) ${unknown.join(', ')}. ` : '') +
+            `Pending: ${pendingIds.join(', ')}.`,
+          missingDecisions: missing,
+        });
+      }
+      const ended = await completeStep(
+        resume.state.pending.turn,
+        resume.state.pending.toolChoice,
+        resume.decisions,
+      );
+      if (ended !== undefined) return ended;
+    }
+
+    while (state.step < maxSteps) {
+      if (options.signal?.aborted) {
+        return finish('aborted', {
+          error: new AbortedError({ operation: 'agent run', cause: options.signal.reason }),
+        });
+      }
+      let toolChoice = resolveToolChoice(options.toolChoice, {
+        step: state.step,
+        history: state.history,
+        lastObservations: state.lastObservations,
+        calledTools: state.calledTools,
+      });
+      // A static forced choice applies until the model honours it once; then the model decides, so the loop
+      // cannot spin on the same forced call.
+      if (typeof options.toolChoice !== 'function' && state.forcedChoiceSatisfied)
+        toolChoice = { type: 'auto' };
+      const context: PlanningContext = {
+        model: options.model,
+        tools: registry,
+        systemPrompt,
+        history: state.history,
+        toolChoice,
+        step: state.step,
+        signal: options.signal,
+        maxOutputTokens: options.maxOutputTokens,
+        temperature: options.temperature,
+        providerOptions: options.providerOptions,
+        emit,
+        now,
+      };
+      const turn = await planner.plan(context);
+      if (turn.kind === 'failed') {
+        recordStep(turn, toolChoice, []);
+        return finish('error', turn.error === undefined ? {} : { error: turn.error });
+      }
+      if (turn.kind === 'final-answer') {
+        state.history.push(...planner.recordTurn(turn, []));
+        recordStep(turn, toolChoice, []);
+        return finish('final-answer', { text: turn.text });
+      }
+      if (
+        isForcedChoiceSatisfied(
+          toolChoice,
+          turn.toolCalls.map((call) => call.toolName),
+        )
+      ) {
+        state.forcedChoiceSatisfied = true;
+      }
+      const needingApproval: Action[] = [];
+      for (const action of turn.actions) {
+        if (await needsApproval(registry.resolve(action.toolName), action)) needingApproval.push(action);
+      }
+      if (needingApproval.length > 0) {
+        for (const action of needingApproval) emit({ type: 'approval-requested', timestamp: now(), action });
+        const paused: AgentState = {
+          version: 1,
+          runId,
+          step: state.step,
+          history: [...state.history],
+          steps: [...state.steps],
+          usage: state.usage,
+          toolStats: { ...state.toolStats },
+          callCounts: [...state.callCounts],
+          calledTools: [...state.calledTools],
+          forcedChoiceSatisfied: state.forcedChoiceSatisfied,
+          pending: { turn, toolChoice },
+          pendingApprovals: needingApproval,
+        };
+        return finish('approval-required', { pendingApprovals: needingApproval, paused });
+      }
+      const ended = await completeStep(turn, toolChoice, {});
+      if (ended !== undefined) return ended;
+    }
+    return finish('max-steps', { detail: `The run reached maxSteps (${maxSteps}) without a final answer.` });
+  } catch (error) {
+    if (InvalidResumeStateError.isInstance(error)) throw error;
+    if (AbortedError.isInstance(error) || options.signal?.aborted) {
+      return finish('aborted', {
+        error: AbortedError.isInstance(error)
+          ? error
+          : new AbortedError({ operation: 'agent run', cause: error }),
+      });
+    }
+    return finish('error', {
+      error: error instanceof Error ? error : new OrgError('error', { message: String(error) }),
+    });
+  }
+}
+
+function approvedOf(decision: ApprovalDecision): boolean {
+  return typeof decision === 'boolean' ? decision : decision.approved;
+}
+
+async function needsApproval(tool: Tool | undefined, action: Action): Promise<boolean> {
+  const setting: unknown = tool?.needsApproval;
+  if (typeof setting === 'function') return Boolean(await setting(action.args));
+  return setting === true;
+}
+
+function restoreState(saved: AgentState): RunState {
+  if (saved?.version !== 1 || saved.pending === undefined) {
+    throw new InvalidResumeStateError({
+      message: 'The state to resume is not a paused run of this version (version 1).',
+    });
+  }
+  return {
+    step: saved.step,
+    history: [...saved.history],
+    steps: [...saved.steps],
+    usage: saved.usage,
+    toolStats: { ...saved.toolStats },
+    callCounts: new Map(saved.callCounts),
+    calledTools: [...saved.calledTools],
+    forcedChoiceSatisfied: saved.forcedChoiceSatisfied,
+    lastObservations: [],
+  };
+}

@@ -1,0 +1,160 @@
+import type {
+  Action,
+  LanguageModel,
+  Message,
+  ProviderOptions,
+  RunEventListener,
+  ToolCall,
+  ToolChoice,
+  ToolChoiceInput,
+  Usage,
+} from '@org/core';
+import type { ExecuteActionOptions, Tool, ToolObservation, ToolRegistry } from '@org/tools';
+import type { InferenceRecord, Planner, PlannerTurn } from './planner.js';
+import type { ToolChoicePolicy } from './tool-choice-policy.js';
+import type { ToolSelectionStats, ToolStats } from './tool-stats.js';
+
+/** Why a run ended. */
+export type AgentFinishReason =
+  | 'final-answer'
+  | 'terminal-tool'
+  | 'max-steps'
+  | 'stop-condition'
+  | 'loop-guard'
+  | 'aborted'
+  | 'approval-required'
+  | 'error';
+
+/** The hooks of tool execution (`beforeToolUse` may block or rewrite; `afterToolUse` sees the result). */
+export type AgentHooks = NonNullable<ExecuteActionOptions['hooks']>;
+
+/** What a stop condition sees after each step. */
+export interface StopContext {
+  /** The steps so far, the last one included. */
+  readonly steps: readonly AgentStep[];
+  readonly lastStep: AgentStep;
+  readonly history: readonly Message[];
+  readonly usage: Usage;
+}
+
+/** Ends the run after a step when it returns true (or a non-empty string: the reason, reported in the result). */
+export type StopCondition = (context: StopContext) => boolean | string;
+
+/** A decision on a tool call that needs approval: `true` / `false`, or with a reason shown to the model. */
+export type ApprovalDecision = boolean | { readonly approved: boolean; readonly reason?: string };
+
+/** One step of a run: one planning cycle (one or more model calls) and the tool calls it made. */
+export interface AgentStep {
+  /** Zero-based. */
+  readonly index: number;
+  readonly toolChoice: ToolChoice;
+  /** The final answer, or the model's text beside its calls. */
+  readonly text: string;
+  readonly toolCalls: readonly ToolCall[];
+  /** The calls that became actions (valid, within the parallel limit). */
+  readonly actions: readonly Action[];
+  /** One result per tool call, in call order, rejected calls included. */
+  readonly observations: readonly ToolObservation[];
+  /** Calls not run, and why. */
+  readonly rejectedToolCalls: readonly {
+    readonly toolCallId: string;
+    readonly reason: 'validation' | 'parallel-limit';
+  }[];
+  readonly inferences: readonly InferenceRecord[];
+  /** Usage of this step's model calls. */
+  readonly usage: Usage;
+}
+
+/** A paused run, resumable with `runAgent({ ...options, resume: { state, decisions } })`. Plain JSON data. */
+export interface AgentState {
+  readonly version: 1;
+  readonly runId: string;
+  readonly step: number;
+  readonly history: readonly Message[];
+  readonly steps: readonly AgentStep[];
+  readonly usage: Usage;
+  readonly toolStats: Readonly<Record<string, ToolSelectionStats>>;
+  readonly callCounts: readonly (readonly [string, number])[];
+  readonly calledTools: readonly string[];
+  readonly forcedChoiceSatisfied: boolean;
+  /** The planned step waiting for approval. */
+  readonly pending: { readonly turn: PlannerTurn; readonly toolChoice: ToolChoice };
+  /** The actions waiting for a decision. */
+  readonly pendingApprovals: readonly Action[];
+}
+
+/** The outcome of a run. */
+export interface AgentResult {
+  readonly runId: string;
+  /** The final answer (or a terminal tool's output); empty when the run ended otherwise. */
+  readonly text: string;
+  readonly finishReason: AgentFinishReason;
+  /** For `stop-condition`, the condition's reason; for `loop-guard` and `error`, the error message. */
+  readonly finishDetail?: string;
+  readonly steps: readonly AgentStep[];
+  /** Every tool result of the run, in order. */
+  readonly observations: readonly ToolObservation[];
+  /** Usage summed over every model call. */
+  readonly usage: Usage;
+  /** Model calls made (retries and final-answer calls included). */
+  readonly roundTrips: number;
+  readonly toolStats: ToolStats;
+  /** The conversation (task, assistant turns, tool results), without the system prompt. */
+  readonly messages: readonly Message[];
+  /** Why the run failed, for `error`, `aborted` and `loop-guard`. */
+  readonly error?: Error;
+  /** The actions waiting for approval, for `approval-required`. */
+  readonly pendingApprovals?: readonly Action[];
+  /** The state to resume from, for `approval-required`. */
+  readonly state?: AgentState;
+}
+
+/** Options of `runAgent` and `streamAgent`. */
+export interface AgentOptions {
+  readonly model: LanguageModel;
+  /** A registry, or tools to put in one. Offer `createToolPlanTool({ tools })` here for plan mode. */
+  readonly tools: ToolRegistry | Iterable<Tool>;
+  /** Default: function calling when the model declares tool calls, ReAct otherwise. */
+  readonly planner?: Planner;
+  /** The user's task, appended to `messages` as a user message. */
+  readonly task?: string;
+  /** A conversation to continue; leading system messages become part of the system prompt. */
+  readonly messages?: readonly Message[];
+  readonly systemPrompt?: string;
+  /** A strategic plan shown in the system prompt as JSON, cut to `maxStrategicPlanCharacters` (default 4000). */
+  readonly strategicPlan?: unknown;
+  readonly maxStrategicPlanCharacters?: number;
+  /**
+   * Static (`'auto'`, `'required'`, `'none'`, `ToolChoice.tool(name)`), or a policy function called before each
+   * step. A static forced choice (`required`, a named tool) applies until satisfied, then resets to `auto`.
+   */
+  readonly toolChoice?: ToolChoiceInput | ToolChoicePolicy;
+  /** Planning steps before the run stops with `max-steps`. Default 10. */
+  readonly maxSteps?: number;
+  readonly stopWhen?: StopCondition | readonly StopCondition[];
+  /** The same call (tool and arguments) may be made this many times; one more stops the run. Default 3. */
+  readonly maxIdenticalToolCalls?: number;
+  readonly hooks?: AgentHooks;
+  /** Values for tools' injected (hidden) parameters. */
+  readonly injected?: Readonly<Record<string, unknown>>;
+  /** Tool calls run at once. Default 8. */
+  readonly maxConcurrency?: number;
+  readonly toolTimeoutMs?: number;
+  /** Bytes of each tool output the model sees. Default: the executor's (50 KB). */
+  readonly outputBudgetBytes?: number;
+  readonly onEvent?: RunEventListener;
+  readonly signal?: AbortSignal;
+  /** The time source of event timestamps and durations, e.g. the scripted model's virtual clock. */
+  readonly clock?: { now(): number };
+  readonly runId?: string;
+  readonly maxOutputTokens?: number;
+  readonly temperature?: number;
+  readonly providerOptions?: ProviderOptions;
+  /** Resume a run paused for approval, with a decision for each pending action id. */
+  readonly resume?: {
+    readonly state: AgentState;
+    readonly decisions: Readonly<Record<string, ApprovalDecision>>;
+  };
+}
+
+export type { ToolStats };

@@ -1,0 +1,152 @@
+import type { LanguageModel, Message, ModelRequest, ToolChoice, ToolMessage } from '@org/core';
+import { formatObservationForModel, type SchemaTarget, type ToolObservation } from '@org/tools';
+import { isArgumentEcho } from './argument-leak.js';
+import { InvalidAgentOptionsError } from './errors.js';
+import { infer, requestSettings } from './infer.js';
+import type { Planner, PlannerTurn, PlanningContext } from './planner.js';
+import { toolCallsToActions } from './tool-calls-to-actions.js';
+
+/** Options of `createFunctionCallingPlanner`. */
+export interface FunctionCallingPlannerOptions {
+  /**
+   * At most this many tool calls of one turn are run; the others are answered with an error result and the cut
+   * is reported. `1` also asks the provider for one call per turn (`parallelToolCalls: false`). Default: no limit.
+   */
+  readonly maxParallelToolCalls?: number;
+  /** The schema dialect of the tool specs sent to the model. Default `json-schema` (adapters convert it). */
+  readonly schemaTarget?: SchemaTarget;
+  /** Drop assistant text that merely echoes its calls' arguments. Default true. */
+  readonly dropArgumentEcho?: boolean;
+}
+
+/**
+ * A planner for models with native tool calls. Each step sends the system prompt, the history and the tool
+ * specs with the step's tool choice; tool calls become actions through `@org/tools` (an invalid or unknown call
+ * becomes an error result the model sees next turn); an answer without tool calls is the final answer.
+ *
+ * @example
+ * const result = await runAgent({
+ *   model: openai('gpt-4.1'),
+ *   tools: registry,
+ *   planner: createFunctionCallingPlanner({ maxParallelToolCalls: 4 }),
+ *   task: 'Is it warmer in Paris or Rome?',
+ * });
+ */
+export function createFunctionCallingPlanner(options: FunctionCallingPlannerOptions = {}): Planner {
+  const maxParallel = options.maxParallelToolCalls;
+  if (maxParallel !== undefined && (!Number.isInteger(maxParallel) || maxParallel < 1)) {
+    throw new InvalidAgentOptionsError({
+      option: 'maxParallelToolCalls',
+      message: `must be an integer >= 1, got ${String(maxParallel)}.`,
+    });
+  }
+  const dropEcho = options.dropArgumentEcho ?? true;
+  const target = options.schemaTarget ?? 'json-schema';
+
+  return {
+    kind: 'function-calling',
+
+    assertSupports(model: LanguageModel): void {
+      if (!model.capabilities.toolCalls) {
+        throw new InvalidAgentOptionsError({
+          option: 'planner',
+          message:
+            `model '${model.modelId}' (${model.provider}) is declared without tool calls; ` +
+            'use createReActPlanner(), which describes the tools in the prompt.',
+        });
+      }
+    },
+
+    async plan(context: PlanningContext): Promise<PlannerTurn> {
+      const messages: Message[] = [
+        ...(context.systemPrompt === undefined
+          ? []
+          : [{ role: 'system' as const, content: context.systemPrompt }]),
+        ...context.history,
+      ];
+      const request: ModelRequest = {
+        messages,
+        tools: context.tools.specs({ target }),
+        toolChoice: providerToolChoice(context),
+        ...(maxParallel === 1 ? { parallelToolCalls: false } : {}),
+        ...requestSettings(context),
+      };
+      const { response, record } = await infer(context, request, 'decision');
+      if (response.toolCalls.length === 0) {
+        return {
+          kind: 'final-answer',
+          text: response.text,
+          toolCalls: [],
+          actions: [],
+          rejected: [],
+          assistantMessage: { role: 'assistant', content: response.text },
+          inferences: [record],
+        };
+      }
+      let text = response.text;
+      if (dropEcho && text.trim() !== '' && isArgumentEcho(text, response.toolCalls)) {
+        context.emit({
+          type: 'adjustment',
+          timestamp: context.now(),
+          adjustment: {
+            kind: 'history-rewritten',
+            message:
+              'The assistant text only echoed its tool calls’ arguments; it was dropped from the history.',
+            details: { droppedCharacters: text.length },
+          },
+        });
+        text = '';
+      }
+      const { actions, rejected } = toolCallsToActions(context, response.toolCalls, {
+        finishReason: response.finishReason,
+        maxParallelToolCalls: maxParallel,
+      });
+      return {
+        kind: 'actions',
+        text,
+        toolCalls: response.toolCalls,
+        actions,
+        rejected,
+        assistantMessage: { role: 'assistant', content: text, toolCalls: response.toolCalls },
+        inferences: [record],
+      };
+    },
+
+    recordTurn(turn: PlannerTurn, observations: readonly ToolObservation[]): Message[] {
+      if (turn.kind !== 'actions') return [turn.assistantMessage];
+      const byId = new Map(observations.map((observation) => [observation.actionId, observation]));
+      const results: ToolMessage[] = turn.toolCalls.map((call) => {
+        const observation = byId.get(call.id) ?? missingResult(call.id, call.toolName);
+        return {
+          role: 'tool',
+          toolCallId: call.id,
+          toolName: call.toolName,
+          content: formatObservationForModel(observation),
+          ...(observation.status === 'success' ? {} : { isError: true }),
+        };
+      });
+      return [turn.assistantMessage, ...results];
+    },
+  };
+}
+
+/** A named tool choice uses the name the tool is sent under (`math.factorial` is sent as `math_factorial`). */
+function providerToolChoice(context: PlanningContext): ToolChoice {
+  const choice = context.toolChoice;
+  if (choice.type !== 'tool') return choice;
+  const providerName = context.tools.providerName(choice.toolName);
+  return providerName === undefined || providerName === choice.toolName
+    ? choice
+    : { type: 'tool', toolName: providerName };
+}
+
+/** A result for a call the loop did not answer: never expected, but the history must stay valid regardless. */
+export function missingResult(actionId: string, toolName: string): ToolObservation {
+  return {
+    actionId,
+    toolName,
+    status: 'error',
+    error: { code: 'missing_tool_result', message: 'This call produced no result.' },
+    durationMs: 0,
+  };
+}

@@ -1,0 +1,58 @@
+import type { ModelRequest, ModelResponse } from '@org/core';
+import type { InferenceRecord, PlanningContext } from './planner.js';
+
+/** Calls the model once, emitting `inference-started` / `inference-finished`, and returns a record of the call. */
+export async function infer(
+  context: PlanningContext,
+  request: ModelRequest,
+  purpose: InferenceRecord['purpose'],
+): Promise<{ response: ModelResponse; record: InferenceRecord }> {
+  const startedAt = context.now();
+  context.emit({
+    type: 'inference-started',
+    timestamp: startedAt,
+    step: context.step,
+    modelId: context.model.modelId,
+    provider: context.model.provider,
+    messageCount: request.messages.length,
+    toolCount: request.tools?.length ?? 0,
+    toolChoice: request.toolChoice ?? { type: 'auto' },
+  });
+  const response = await context.model.generate(request);
+  const finishedAt = context.now();
+  context.emit({
+    type: 'inference-finished',
+    timestamp: finishedAt,
+    step: context.step,
+    finishReason: response.finishReason,
+    usage: response.usage,
+    toolCalls: response.toolCalls,
+    adjustments: response.adjustments,
+    durationMs: finishedAt - startedAt,
+  });
+  for (const adjustment of response.adjustments) {
+    context.emit({ type: 'adjustment', timestamp: finishedAt, adjustment });
+  }
+  return {
+    response,
+    record: {
+      step: context.step,
+      purpose,
+      usage: response.usage,
+      finishReason: response.finishReason,
+      durationMs: finishedAt - startedAt,
+    },
+  };
+}
+
+/** The common request fields a planner copies from the context. */
+export function requestSettings(
+  context: PlanningContext,
+): Pick<ModelRequest, 'signal' | 'maxOutputTokens' | 'temperature' | 'providerOptions'> {
+  return {
+    ...(context.signal === undefined ? {} : { signal: context.signal }),
+    ...(context.maxOutputTokens === undefined ? {} : { maxOutputTokens: context.maxOutputTokens }),
+    ...(context.temperature === undefined ? {} : { temperature: context.temperature }),
+    ...(context.providerOptions === undefined ? {} : { providerOptions: context.providerOptions }),
+  };
+}

@@ -1,0 +1,88 @@
+import type {
+  Action,
+  AssistantMessage,
+  FinishReason,
+  LanguageModel,
+  Message,
+  ProviderOptions,
+  RunEvent,
+  ToolCall,
+  ToolChoice,
+  Usage,
+} from '@org/core';
+import type { ToolObservation, ToolRegistry } from '@org/tools';
+
+/** Everything a planner needs for one planning step. */
+export interface PlanningContext {
+  readonly model: LanguageModel;
+  readonly tools: ToolRegistry;
+  /** The system prompt, strategic plan block included; `undefined` for none. */
+  readonly systemPrompt: string | undefined;
+  /** The conversation so far, task included, system prompt excluded. */
+  readonly history: readonly Message[];
+  readonly toolChoice: ToolChoice;
+  /** Zero-based index of this step in the run. */
+  readonly step: number;
+  readonly signal: AbortSignal | undefined;
+  readonly maxOutputTokens: number | undefined;
+  readonly temperature: number | undefined;
+  readonly providerOptions: ProviderOptions | undefined;
+  /** Emits an event of the run. */
+  emit(event: RunEvent): void;
+  /** The run's clock (milliseconds). */
+  now(): number;
+}
+
+/** One model call made while planning a step. */
+export interface InferenceRecord {
+  readonly step: number;
+  /** `decision` for the main call, `retry` for a ReAct extraction retry, `final-answer` for a separate answer. */
+  readonly purpose: 'decision' | 'retry' | 'final-answer';
+  readonly usage: Usage;
+  readonly finishReason: FinishReason;
+  readonly durationMs: number;
+}
+
+/** A call the planner did not turn into an action, answered with an error result. */
+export interface RejectedToolCall {
+  readonly toolCall: ToolCall;
+  /** Why: invalid or unknown (`validation`), or beyond `maxParallelToolCalls` (`parallel-limit`). */
+  readonly reason: 'validation' | 'parallel-limit';
+  readonly observation: ToolObservation;
+}
+
+/** What a planner decided for one step. */
+export interface PlannerTurn {
+  /** `actions`: run these and observe; `final-answer`: the run is done; `failed`: no decision could be made. */
+  readonly kind: 'actions' | 'final-answer' | 'failed';
+  /** The final answer, or the model's thought beside its calls. */
+  readonly text: string;
+  /** The calls as the model made them, in order (ReAct: one synthetic call per decision). */
+  readonly toolCalls: readonly ToolCall[];
+  /** The valid calls within the parallel limit, ready to run. */
+  readonly actions: readonly Action[];
+  /** The other calls, each with its error result. */
+  readonly rejected: readonly RejectedToolCall[];
+  /** The assistant message that records this turn in the history. */
+  readonly assistantMessage: AssistantMessage;
+  readonly inferences: readonly InferenceRecord[];
+  /** Why no decision was made, when `kind` is `failed`. */
+  readonly error?: Error;
+}
+
+/**
+ * A strategy that turns a model's answers into actions or a final answer: `createFunctionCallingPlanner` for
+ * models with native tool calls, `createReActPlanner` for any model. `runAgent` drives either.
+ */
+export interface Planner {
+  readonly kind: 'function-calling' | 'react';
+  /** Throws `InvalidAgentOptionsError` when this planner cannot drive the model (checked before the run). */
+  assertSupports(model: LanguageModel): void;
+  /** Plans one step: builds the request(s), calls the model, and reads its decision. */
+  plan(context: PlanningContext): Promise<PlannerTurn>;
+  /**
+   * The messages that record a turn and its results in the history. `observations` answer `turn.toolCalls`, one
+   * each (rejected calls included), in any order.
+   */
+  recordTurn(turn: PlannerTurn, observations: readonly ToolObservation[]): Message[];
+}

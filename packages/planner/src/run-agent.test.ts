@@ -1,0 +1,458 @@
+import {
+  addUsage,
+  assertToolCallPairing,
+  EMPTY_USAGE,
+  RateLimitError,
+  type RunEvent,
+  ToolChoice,
+} from '@org/core';
+import { createScriptedModel, createVirtualClock, LATENCY_PROFILES } from '@org/provider-scripted';
+import { defineTool, ToolRegistry } from '@org/tools';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  answerFromLastObservation,
+  EXPECTED_ANSWER,
+  PARIS,
+  ROME,
+  TASK,
+  weatherTools,
+} from './__fixtures__/weather-task.js';
+import {
+  type AgentResult,
+  forceToolUse,
+  InvalidAgentOptionsError,
+  InvalidResumeStateError,
+  preventToolUse,
+  runAgent,
+  ToolCallLoopError,
+} from './index.js';
+
+const weatherCall = (city: string) => ({ toolName: 'get_weather', arguments: { city } });
+
+function expectValidHistory(result: AgentResult): void {
+  assertToolCallPairing(result.messages);
+}
+
+describe('runAgent: the loop', () => {
+  it('plans, runs the calls of a turn in parallel, observes, and answers; usage per step adds up to the total', async () => {
+    const clock = createVirtualClock();
+    const tools = new ToolRegistry([
+      defineTool({
+        name: 'get_weather',
+        description: 'Current temperature of a city, in degrees Celsius.',
+        input: z.object({ city: z.string() }),
+        execute: async ({ city }) => {
+          await clock.sleep(1000);
+          return city === 'Paris' ? PARIS : ROME;
+        },
+      }),
+      ...weatherTools()
+        .list()
+        .filter((tool) => tool.name !== 'get_weather'),
+    ]);
+    const model = createScriptedModel({
+      clock,
+      script: [
+        { toolCalls: [weatherCall('Paris'), weatherCall('Rome')] },
+        { toolCalls: [{ toolName: 'compare_temperatures', arguments: { first: PARIS, second: ROME } }] },
+        answerFromLastObservation,
+      ],
+    });
+    const result = await runAgent({ model, tools, task: TASK, clock });
+    expect(result).toMatchObject({ finishReason: 'final-answer', text: EXPECTED_ANSWER, roundTrips: 3 });
+    // The two 1 s lookups ran side by side.
+    expect(clock.now()).toBe(1000);
+    expect(result.steps.map((step) => step.toolCalls.length)).toEqual([2, 1, 0]);
+    expect(result.observations).toHaveLength(3);
+    expect(result.steps.reduce((sum, step) => addUsage(sum, step.usage), EMPTY_USAGE)).toEqual(result.usage);
+    expect(result.usage).toEqual(model.totalUsage);
+    expect(result.toolStats).toEqual({
+      get_weather: { chosen: 2, succeeded: 2, failed: 0, invalid: 0, blocked: 0, skipped: 0 },
+      compare_temperatures: { chosen: 1, succeeded: 1, failed: 0, invalid: 0, blocked: 0, skipped: 0 },
+    });
+    expectValidHistory(result);
+  });
+
+  it('emits run, inference and tool-call events for everything, timestamps on the given clock', async () => {
+    const clock = createVirtualClock({ startAt: 5_000 });
+    const events: RunEvent[] = [];
+    const model = createScriptedModel({
+      clock,
+      latency: LATENCY_PROFILES.fast,
+      script: [{ toolCalls: [weatherCall('Paris'), weatherCall('Atlantis')] }, { text: 'done' }],
+    });
+    const result = await runAgent({
+      model,
+      tools: weatherTools(),
+      task: TASK,
+      clock,
+      onEvent: (e) => events.push(e),
+    });
+    const types = events.map((event) => event.type);
+    expect(types[0]).toBe('run-started');
+    expect(types.at(-1)).toBe('run-finished');
+    expect(types.filter((type) => type === 'inference-started')).toHaveLength(2);
+    expect(types.filter((type) => type === 'inference-finished')).toHaveLength(2);
+    expect(types.filter((type) => type === 'tool-call-started')).toHaveLength(2);
+    expect(types.filter((type) => type === 'tool-call-finished')).toHaveLength(2);
+    expect(events.every((event) => event.timestamp >= 5_000)).toBe(true);
+    const inference = events.find((event) => event.type === 'inference-finished');
+    expect(inference?.type === 'inference-finished' && inference.durationMs).toBeGreaterThan(0);
+    expect(result.toolStats.get_weather).toMatchObject({ chosen: 2, succeeded: 1, failed: 1 });
+    expect(events.at(-1)).toMatchObject({ type: 'run-finished', reason: 'final-answer', steps: 2 });
+  });
+
+  it('isolates a throwing event listener', async () => {
+    const model = createScriptedModel({ script: [{ text: 'fine' }] });
+    const result = await runAgent({
+      model,
+      tools: weatherTools(),
+      task: TASK,
+      onEvent: () => {
+        throw new Error('listener bug');
+      },
+    });
+    expect(result.text).toBe('fine');
+  });
+
+  it('stops after a terminal tool, with its output as the answer', async () => {
+    const tools = new ToolRegistry([
+      ...weatherTools().list(),
+      defineTool({
+        name: 'submit_answer',
+        description: 'Submit the final answer.',
+        input: z.object({ answer: z.string() }),
+        terminal: true,
+        execute: ({ answer }) => answer,
+      }),
+    ]);
+    const model = createScriptedModel({
+      script: [{ toolCalls: [{ toolName: 'submit_answer', arguments: { answer: 'Rome.' } }] }],
+    });
+    const result = await runAgent({ model, tools, task: TASK });
+    expect(result).toMatchObject({ finishReason: 'terminal-tool', text: 'Rome.', roundTrips: 1 });
+    expectValidHistory(result);
+  });
+
+  it('stops at maxSteps and when a stopWhen condition holds', async () => {
+    const looping = () =>
+      createScriptedModel({
+        script: (_request, context) => ({
+          toolCalls: [weatherCall(context.callIndex % 2 ? 'Rome' : 'Paris')],
+        }),
+      });
+    const capped = await runAgent({
+      model: looping(),
+      tools: weatherTools(),
+      task: TASK,
+      maxSteps: 3,
+      maxIdenticalToolCalls: 5,
+    });
+    expect(capped).toMatchObject({ finishReason: 'max-steps', roundTrips: 3, text: '' });
+    expectValidHistory(capped);
+
+    const stopped = await runAgent({
+      model: looping(),
+      tools: weatherTools(),
+      task: TASK,
+      stopWhen: [({ steps }) => steps.length >= 2 && 'two steps are enough'],
+    });
+    expect(stopped).toMatchObject({
+      finishReason: 'stop-condition',
+      finishDetail: 'two steps are enough',
+      roundTrips: 2,
+    });
+    expectValidHistory(stopped);
+  });
+
+  it('stops repeated identical calls with the loop guard, answering every pending call', async () => {
+    const model = createScriptedModel({
+      script: () => ({ toolCalls: [weatherCall('Paris'), weatherCall('Rome')] }),
+    });
+    const result = await runAgent({ model, tools: weatherTools(), task: TASK, maxIdenticalToolCalls: 2 });
+    expect(result.finishReason).toBe('loop-guard');
+    expect(ToolCallLoopError.isInstance(result.error)).toBe(true);
+    expect(result.error?.message).toContain(`'get_weather' with the same arguments 3 times`);
+    expect(result.roundTrips).toBe(3);
+    expect(result.steps[2]?.observations.map((observation) => observation.status)).toEqual([
+      'skipped',
+      'skipped',
+    ]);
+    expectValidHistory(result);
+  });
+
+  it('ends with finishReason error on a provider error and aborted on an abort, keeping what was done', async () => {
+    const failing = createScriptedModel({
+      script: [
+        { toolCalls: [weatherCall('Paris')] },
+        { error: new RateLimitError({ provider: 'scripted', message: 'slow down' }) },
+      ],
+    });
+    const failed = await runAgent({ model: failing, tools: weatherTools(), task: TASK });
+    expect(failed.finishReason).toBe('error');
+    expect(RateLimitError.isInstance(failed.error)).toBe(true);
+    expect(failed.steps).toHaveLength(1);
+    expectValidHistory(failed);
+
+    const controller = new AbortController();
+    const slow = createScriptedModel({ script: [{ text: 'late' }], latency: LATENCY_PROFILES.slow });
+    const pending = runAgent({ model: slow, tools: weatherTools(), task: TASK, signal: controller.signal });
+    controller.abort();
+    const aborted = await pending;
+    expect(aborted).toMatchObject({ finishReason: 'aborted', error: { code: 'aborted' } });
+  });
+
+  it('rejects invalid options with InvalidAgentOptionsError before calling the model', async () => {
+    const model = createScriptedModel({ script: [] });
+    const cases = [
+      { task: '' },
+      {},
+      { task: TASK, maxSteps: 0 },
+      { task: TASK, maxIdenticalToolCalls: 1.5 },
+      { task: TASK, toolChoice: 'sometimes' as never },
+      { task: TASK, toolChoice: ToolChoice.tool('get_wether') },
+      {
+        messages: [
+          { role: 'user' as const, content: 'hi' },
+          { role: 'system' as const, content: 'late system' },
+        ],
+      },
+    ];
+    for (const options of cases) {
+      await expect(runAgent({ model, tools: weatherTools(), ...options })).rejects.toSatisfy(
+        (error) =>
+          InvalidAgentOptionsError.isInstance(error) ||
+          (error as { code?: string }).code === 'invalid_tool_choice',
+      );
+    }
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('continues a conversation, its leading system messages joined to the system prompt', async () => {
+    const model = createScriptedModel({ script: [{ text: 'Still 18°C.' }] });
+    await runAgent({
+      model,
+      tools: weatherTools(),
+      systemPrompt: 'Be brief.',
+      messages: [
+        { role: 'system', content: 'Answer in English.' },
+        { role: 'user', content: 'Paris?' },
+        { role: 'assistant', content: '18°C.' },
+      ],
+      task: 'And now?',
+    });
+    expect(model.requests[0]?.messages).toEqual([
+      { role: 'system', content: 'Be brief.\n\nAnswer in English.' },
+      { role: 'user', content: 'Paris?' },
+      { role: 'assistant', content: '18°C.' },
+      { role: 'user', content: 'And now?' },
+    ]);
+  });
+});
+
+describe('runAgent: tool choice', () => {
+  it('applies a static forced choice until satisfied, then resets to auto', async () => {
+    const model = createScriptedModel({
+      script: [{ toolCalls: [weatherCall('Paris')] }, { text: 'Paris: 18°C.' }],
+    });
+    const result = await runAgent({
+      model,
+      tools: weatherTools(),
+      task: TASK,
+      toolChoice: ToolChoice.tool('get_weather'),
+    });
+    expect(model.requests.map((request) => request.toolChoice)).toEqual([
+      { type: 'tool', toolName: 'get_weather' },
+      { type: 'auto' },
+    ]);
+    expect(result.steps.map((step) => step.toolChoice.type)).toEqual(['tool', 'auto']);
+
+    const required = createScriptedModel({
+      script: [{ toolCalls: [weatherCall('Rome')] }, { text: 'Rome: 24°C.' }],
+    });
+    await runAgent({ model: required, tools: weatherTools(), task: TASK, toolChoice: 'required' });
+    expect(required.requests.map((request) => request.toolChoice?.type)).toEqual(['required', 'auto']);
+  });
+
+  it('takes a policy function of the step, history and last observations', async () => {
+    const seen: { step: number; last: number; historyLength: number }[] = [];
+    const model = createScriptedModel({
+      script: [{ toolCalls: [weatherCall('Paris'), weatherCall('Rome')] }, { text: 'done' }],
+    });
+    await runAgent({
+      model,
+      tools: weatherTools(),
+      task: TASK,
+      toolChoice: ({ step, lastObservations, history }) => {
+        seen.push({ step, last: lastObservations.length, historyLength: history.length });
+        return step === 0 ? 'required' : 'none';
+      },
+    });
+    expect(seen).toEqual([
+      { step: 0, last: 0, historyLength: 1 },
+      { step: 1, last: 2, historyLength: 4 },
+    ]);
+    expect(model.requests.map((request) => request.toolChoice?.type)).toEqual(['required', 'none']);
+  });
+
+  it('forceToolUse forces a tool until called, preventToolUse forbids tools', async () => {
+    const forced = createScriptedModel({
+      script: [{ toolCalls: [weatherCall('Paris')] }, { toolCalls: [weatherCall('Rome')] }, { text: 'done' }],
+    });
+    await runAgent({
+      model: forced,
+      tools: weatherTools(),
+      task: TASK,
+      toolChoice: forceToolUse('get_weather'),
+    });
+    expect(forced.requests.map((request) => request.toolChoice?.type)).toEqual(['tool', 'auto', 'auto']);
+
+    const prevented = createScriptedModel({
+      script: [{ toolCalls: [weatherCall('Paris')] }, { text: 'From what I know: Rome.' }],
+    });
+    const result = await runAgent({
+      model: prevented,
+      tools: weatherTools(),
+      task: TASK,
+      toolChoice: preventToolUse({ afterStep: 1 }),
+    });
+    expect(prevented.requests.map((request) => request.toolChoice?.type)).toEqual(['auto', 'none']);
+    expect(prevented.requests[1]?.tools).toHaveLength(2);
+    expect(result.text).toBe('From what I know: Rome.');
+  });
+});
+
+describe('runAgent: approvals', () => {
+  const bookingTools = (bookings: string[]) =>
+    new ToolRegistry([
+      ...weatherTools().list(),
+      defineTool({
+        name: 'book_flight',
+        description: 'Books a flight to a city.',
+        input: z.object({ city: z.string(), maxPrice: z.number() }),
+        needsApproval: ({ maxPrice }) => maxPrice > 100,
+        execute: ({ city }) => {
+          bookings.push(city);
+          return `Booked a flight to ${city}.`;
+        },
+      }),
+    ]);
+  const script = [
+    {
+      toolCalls: [
+        { toolName: 'book_flight', arguments: { city: 'Rome', maxPrice: 300 } },
+        { toolName: 'book_flight', arguments: { city: 'Paris', maxPrice: 50 } },
+      ],
+    },
+    { text: 'Your bookings are handled.' },
+  ];
+
+  it('pauses before running a step with a call needing approval, and resumes with the decision', async () => {
+    const bookings: string[] = [];
+    const events: RunEvent[] = [];
+    const model = createScriptedModel({ script });
+    const tools = bookingTools(bookings);
+    const paused = await runAgent({
+      model,
+      tools,
+      task: 'Book Rome and Paris.',
+      onEvent: (e) => events.push(e),
+    });
+    expect(paused.finishReason).toBe('approval-required');
+    expect(paused.pendingApprovals?.map((action) => action.args)).toEqual([{ city: 'Rome', maxPrice: 300 }]);
+    expect(bookings).toEqual([]);
+    expect(events.filter((event) => event.type === 'approval-requested')).toHaveLength(1);
+    const state = JSON.parse(JSON.stringify(paused.state));
+
+    const resumed = await runAgent({
+      model,
+      tools,
+      resume: { state, decisions: { [paused.pendingApprovals?.[0]?.id ?? '']: true } },
+    });
+    expect(resumed).toMatchObject({
+      finishReason: 'final-answer',
+      text: 'Your bookings are handled.',
+      runId: paused.runId,
+    });
+    expect(bookings.sort()).toEqual(['Paris', 'Rome']);
+    expect(resumed.roundTrips).toBe(2);
+    assertToolCallPairing(resumed.messages);
+  });
+
+  it('answers a denied call with a blocked result carrying the reason', async () => {
+    const bookings: string[] = [];
+    const model = createScriptedModel({ script });
+    const tools = bookingTools(bookings);
+    const paused = await runAgent({ model, tools, task: 'Book Rome and Paris.' });
+    const id = paused.pendingApprovals?.[0]?.id ?? '';
+    const resumed = await runAgent({
+      model,
+      tools,
+      resume: {
+        state: paused.state as NonNullable<typeof paused.state>,
+        decisions: { [id]: { approved: false, reason: 'too expensive' } },
+      },
+    });
+    expect(bookings).toEqual(['Paris']);
+    const denied = resumed.observations.find((observation) => observation.actionId === id);
+    expect(denied).toMatchObject({ status: 'blocked', error: { code: 'approval_denied' } });
+    expect(denied?.error?.message).toContain('too expensive');
+    expect(resumed.toolStats.book_flight).toMatchObject({ chosen: 2, blocked: 1, succeeded: 1 });
+    assertToolCallPairing(resumed.messages);
+    await expect(
+      runAgent({
+        model,
+        tools,
+        resume: { state: paused.state as NonNullable<typeof paused.state>, decisions: {} },
+      }),
+    ).rejects.toSatisfy((error) => InvalidResumeStateError.isInstance(error));
+  });
+});
+
+describe('runAgent: hooks', () => {
+  it('lets beforeToolUse block or rewrite a call and afterToolUse replace a result, the history staying valid', async () => {
+    const executions: string[] = [];
+    const events: RunEvent[] = [];
+    const model = createScriptedModel({
+      script: [
+        { toolCalls: [weatherCall('paris'), weatherCall('Oslo'), weatherCall('Rome')] },
+        { text: 'done' },
+      ],
+    });
+    const result = await runAgent({
+      model,
+      tools: weatherTools(executions),
+      task: TASK,
+      onEvent: (event) => events.push(event),
+      hooks: {
+        beforeToolUse: ({ action }) => {
+          if (action.args.city === 'Oslo') return { decision: 'block', reason: 'Oslo is out of scope.' };
+          if (action.args.city === 'paris') {
+            return { decision: 'rewrite', args: { city: 'Paris' }, reason: 'City names are capitalised.' };
+          }
+          return undefined;
+        },
+        afterToolUse: ({ action }) =>
+          action.args.city === 'Rome'
+            ? { output: { city: 'Rome', temperatureC: 25 }, reason: 'Corrected reading.' }
+            : undefined,
+      },
+    });
+    expect(executions.sort()).toEqual(['get_weather(Paris)', 'get_weather(Rome)']);
+    expect(result.observations.map((observation) => observation.status)).toEqual([
+      'success',
+      'blocked',
+      'success',
+    ]);
+    expect(result.observations[2]?.output).toEqual({ city: 'Rome', temperatureC: 25 });
+    const blocked = model.requests[1]?.messages.find(
+      (message) => message.role === 'tool' && message.toolCallId === 'call_0_1',
+    );
+    expect(blocked).toMatchObject({ isError: true });
+    expect(blocked?.content).toContain('Oslo is out of scope.');
+    expect(result.toolStats.get_weather).toMatchObject({ chosen: 3, succeeded: 2, blocked: 1 });
+    expect(events.filter((event) => event.type === 'tool-call-intercepted').length).toBeGreaterThanOrEqual(2);
+    assertToolCallPairing(result.messages);
+  });
+});

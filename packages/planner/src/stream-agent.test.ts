@@ -1,0 +1,72 @@
+import type { RunEvent } from '@org/core';
+import { createScriptedModel } from '@org/provider-scripted';
+import { describe, expect, it } from 'vitest';
+import {
+  answerFromLastObservation,
+  EXPECTED_ANSWER,
+  PARIS,
+  ROME,
+  TASK,
+  weatherTools,
+} from './__fixtures__/weather-task.js';
+import { runAgent, streamAgent } from './index.js';
+
+const script = () => [
+  {
+    toolCalls: [
+      { toolName: 'get_weather', arguments: { city: 'Paris' } },
+      { toolName: 'get_weather', arguments: { city: 'Rome' } },
+    ],
+  },
+  { toolCalls: [{ toolName: 'compare_temperatures', arguments: { first: PARIS, second: ROME } }] },
+  answerFromLastObservation,
+];
+
+describe('streamAgent', () => {
+  it('yields the same events runAgent emits, in order, and resolves the same result', async () => {
+    const streamed: RunEvent[] = [];
+    const alsoToListener: RunEvent[] = [];
+    const stream = streamAgent({
+      model: createScriptedModel({ script: script() }),
+      tools: weatherTools(),
+      task: TASK,
+      runId: 'run-a',
+      onEvent: (event) => alsoToListener.push(event),
+    });
+    for await (const event of stream) streamed.push(event);
+    const result = await stream.result;
+
+    const emitted: RunEvent[] = [];
+    const direct = await runAgent({
+      model: createScriptedModel({ script: script() }),
+      tools: weatherTools(),
+      task: TASK,
+      runId: 'run-a',
+      onEvent: (event) => emitted.push(event),
+    });
+    const shape = (events: RunEvent[]) => events.map((event) => event.type);
+    expect(shape(streamed)).toEqual(shape(emitted));
+    expect(alsoToListener).toEqual(streamed);
+    expect(result.text).toBe(EXPECTED_ANSWER);
+    expect(result).toMatchObject({
+      finishReason: direct.finishReason,
+      text: direct.text,
+      usage: direct.usage,
+      roundTrips: direct.roundTrips,
+      messages: direct.messages,
+      toolStats: direct.toolStats,
+    });
+  });
+
+  it('delivers an options error through the result and the iteration', async () => {
+    const stream = streamAgent({ model: createScriptedModel({ script: [] }), tools: weatherTools() });
+    await expect(stream.result).rejects.toMatchObject({ code: 'invalid_agent_options' });
+    await expect(
+      (async () => {
+        for await (const _event of stream) {
+          // no events: the run never started
+        }
+      })(),
+    ).rejects.toMatchObject({ code: 'invalid_agent_options' });
+  });
+});
