@@ -1,7 +1,7 @@
 // Child processes and temporary directories for the repository scripts, with one cleanup path that runs on
 // success, on failure and on SIGINT / SIGTERM / SIGHUP, so a script never leaves a server or a temp dir behind.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -75,13 +75,13 @@ function tail(text, lines = 40) {
  * Runs a command to completion, capturing its output. Rejects with a CommandError (exit code and the tail of
  * stdout/stderr in the message) when it exits non-zero, is killed, or exceeds `timeoutMs`.
  */
-export function run(command, args, { cwd, env, timeoutMs = 300_000, input } = {}) {
+export function run(command, args, { cwd, env, timeoutMs = 300_000 } = {}) {
   const printable = [command, ...args].join(' ');
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       cwd,
       env: env ?? process.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
     const stopChild = onCleanup(() => killTree(child));
@@ -94,7 +94,6 @@ export function run(command, args, { cwd, env, timeoutMs = 300_000, input } = {}
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
     });
-    child.stdin.end(input ?? '');
     const timer = setTimeout(() => {
       timedOut = true;
       killTree(child);
@@ -196,9 +195,29 @@ export function killTree(child) {
   }
 }
 
-function isAlive(pidOrGroup) {
+/**
+ * Whether a process group still has a running member. On Linux, /proc tells zombies apart (our own child stays
+ * a zombie until the event loop reaps it, which cannot happen inside a synchronous handler); elsewhere a
+ * signal-0 probe is the best available answer.
+ */
+function isAlive(group) {
+  if (existsSync('/proc/self/stat')) {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat;
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      } catch {
+        continue;
+      }
+      // pid (comm) state ppid pgrp ...; comm may contain spaces and parentheses, so split after the last ')'
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === -group && state !== 'Z' && state !== 'X') return true;
+    }
+    return false;
+  }
   try {
-    process.kill(pidOrGroup, 0);
+    process.kill(group, 0);
     return true;
   } catch {
     return false;
