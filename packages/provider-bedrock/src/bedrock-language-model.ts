@@ -43,7 +43,13 @@ import {
   withRetries,
 } from './retry-policy.js';
 
-/** How a model reaches its client: created lazily, so importing the default instance has no side effect. */
+/**
+ * How a model reaches its client: created lazily, so importing the default instance has no side effect. Built by
+ * `createBedrock`; exported for the type of the `BedrockLanguageModel` constructor.
+ *
+ * @example
+ * const model = createBedrock({ client })('us.amazon.nova-lite-v1:0'); // the usual way to get a source
+ */
 export interface BedrockClientSource {
   readonly getClient: () => BedrockRuntimeClient;
   /** Called before every request, so secrets resolved by the credential chain get registered for redaction. */

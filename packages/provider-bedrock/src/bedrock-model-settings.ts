@@ -11,17 +11,34 @@ import type { RetryOptions } from './retry-policy.js';
  * - `rewrite-history-as-text`: no `toolConfig`; every `toolUse` / `toolResult` block of the history becomes a text
  *   block describing the call or the result, so the model still sees what happened.
  * - `drop-tools`: no `toolConfig`; the tool blocks of the history are removed (what most libraries do).
+ *
+ * @example
+ * const model = bedrock('us.amazon.nova-pro-v1:0', { noneToolChoicePolicy: 'rewrite-history-as-text' });
  */
 export type NoneToolChoicePolicy = 'instruct-and-reject' | 'rewrite-history-as-text' | 'drop-tools';
 
-/** The accepted values of `NoneToolChoicePolicy`, in documentation order. */
+/**
+ * The accepted values of `NoneToolChoicePolicy`, in documentation order.
+ *
+ * @example
+ * NONE_TOOL_CHOICE_POLICIES.includes(process.env.NONE_POLICY as NoneToolChoicePolicy);
+ */
 export const NONE_TOOL_CHOICE_POLICIES: readonly NoneToolChoicePolicy[] = Object.freeze([
   'instruct-and-reject',
   'rewrite-history-as-text',
   'drop-tools',
 ]);
 
-/** Per-model settings: the second argument of `bedrock(modelId, settings)`. */
+/**
+ * Per-model settings: the second argument of `bedrock(modelId, settings)`.
+ *
+ * @example
+ * const settings: BedrockModelSettings = {
+ *   capabilities: { toolChoice: { required: 'emulated', tool: 'emulated' } },
+ *   noneToolChoicePolicy: 'instruct-and-reject',
+ *   retry: { maxRetries: 4 },
+ * };
+ */
 export interface BedrockModelSettings {
   /**
    * What this model can do, merged onto the adapter's declaration with `mergeCapabilities`. Bedrock serves many
@@ -45,6 +62,9 @@ export interface BedrockModelSettings {
  * What the adapter declares for every Converse model before the user's override. `none` is `emulated` because
  * Converse has no such mode (see `NoneToolChoicePolicy`); `required` and `tool` are sent natively, and a model that
  * rejects them is declared by the user or caught at run time (`emulateUnsupportedToolChoice`).
+ *
+ * @example
+ * mergeCapabilities(DEFAULT_BEDROCK_CAPABILITIES, { toolChoice: { required: 'unsupported' } });
  */
 export const DEFAULT_BEDROCK_CAPABILITIES: ModelCapabilities = Object.freeze({
   toolCalls: true,

@@ -5,7 +5,12 @@ import type { BedrockModelSettings } from './bedrock-model-settings.js';
 import { InvalidBedrockOptionsError } from './invalid-bedrock-options-error.js';
 import type { RetryOptions } from './retry-policy.js';
 
-/** Options of `createBedrock`. Everything is optional: the AWS SDK's usual chain fills in region and credentials. */
+/**
+ * Options of `createBedrock`. Everything is optional: the AWS SDK's usual chain fills in region and credentials.
+ *
+ * @example
+ * createBedrock({ region: 'us-west-2', credentials: fromIni({ profile: 'ml' }) });
+ */
 export interface BedrockProviderOptions {
   /** AWS region, e.g. `us-east-1`. Default: the SDK's chain (`AWS_REGION`, the shared config file, ...). */
   readonly region?: string;
@@ -29,7 +34,12 @@ export interface BedrockProviderOptions {
   readonly retry?: RetryOptions;
 }
 
-/** A provider: call it with a model id (or inference profile id, or ARN) to get a `LanguageModel`. */
+/**
+ * A provider: call it with a model id (or inference profile id, or ARN) to get a `LanguageModel`.
+ *
+ * @example
+ * const model = provider('arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3');
+ */
 export interface BedrockProvider {
   (modelId: string, settings?: BedrockModelSettings): BedrockLanguageModel;
   /** Same as calling the provider. */

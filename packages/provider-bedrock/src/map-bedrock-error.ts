@@ -14,7 +14,12 @@ import {
 } from '@org/core';
 import type { RetryDecisionInput } from './retry-policy.js';
 
-/** The provider name on every error and model of this package. */
+/**
+ * The provider name on every error and model of this package.
+ *
+ * @example
+ * if (ProviderError.isInstance(error) && error.provider === BEDROCK_PROVIDER) report(error.requestId);
+ */
 export const BEDROCK_PROVIDER = 'bedrock';
 
 /** The fields of an AWS SDK v3 service exception this adapter reads; everything is optional and checked. */

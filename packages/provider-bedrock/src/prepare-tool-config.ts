@@ -13,11 +13,21 @@ import type { ToolHistoryMode } from './convert-messages.js';
 import { BEDROCK_PROVIDER } from './map-bedrock-error.js';
 import { createToolNameMap, type ToolNameMap } from './tool-names.js';
 
-/** The instruction added as the last system block under the `instruct-and-reject` none policy. */
+/**
+ * The instruction added as the last system block under the `instruct-and-reject` none policy.
+ *
+ * @example
+ * expect(request.system.at(-1)).toEqual({ text: NONE_INSTRUCTION });
+ */
 export const NONE_INSTRUCTION =
   'Tools are available in this conversation, but you must not call any tool in this turn. Answer with text only.';
 
-/** The instruction added when `required` is emulated. */
+/**
+ * The instruction added as the last system block when `required` is emulated.
+ *
+ * @example
+ * expect(request.system.at(-1)).toEqual({ text: REQUIRED_INSTRUCTION });
+ */
 export const REQUIRED_INSTRUCTION = 'You must answer by calling at least one of the available tools.';
 
 /** The instruction added when a named tool choice is emulated. */

@@ -12,7 +12,12 @@ const PASSTHROUGH_KEYS = [
   'requestMetadata',
 ] as const;
 
-/** Every key accepted in `providerOptions.bedrock`. */
+/**
+ * Every key accepted in `providerOptions.bedrock`.
+ *
+ * @example
+ * BEDROCK_PROVIDER_OPTION_KEYS.includes('additionalModelRequestFields'); // true
+ */
 export const BEDROCK_PROVIDER_OPTION_KEYS: readonly string[] = Object.freeze([...PASSTHROUGH_KEYS, 'topP']);
 
 /** `providerOptions.bedrock`, checked. */

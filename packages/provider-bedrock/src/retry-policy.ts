@@ -1,7 +1,12 @@
 import { AbortedError, OrgError } from '@org/core';
 import { InvalidBedrockOptionsError } from './invalid-bedrock-options-error.js';
 
-/** Retries of failed Bedrock calls (throttling, 5xx, connection failures). */
+/**
+ * Retries of failed Bedrock calls (throttling, 5xx, connection failures).
+ *
+ * @example
+ * createBedrock({ retry: { maxRetries: 5, maxRetryAfterMs: 10_000 } });
+ */
 export interface RetryOptions {
   /** Retries after the first attempt. Default 2 (0 when the provider was given a ready client, see the README). */
   readonly maxRetries?: number;

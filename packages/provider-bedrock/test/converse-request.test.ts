@@ -385,6 +385,25 @@ describe('model ids, region, credentials and clients', () => {
     expect(provider.languageModel('m').provider).toBe('bedrock');
   });
 
+  it('a credential provider that fails → AuthenticationError, nothing sent', async () => {
+    const provider = createBedrock({
+      region: 'us-east-1',
+      endpoint: server.url,
+      credentials: async () => {
+        throw Object.assign(new Error('Could not load credentials from any providers'), {
+          name: 'CredentialsProviderError',
+        });
+      },
+      retry: { maxRetries: 0 },
+    });
+    const error = await provider('m')
+      .generate({ messages: [{ role: 'user', content: 'x' }] })
+      .catch((thrown: unknown) => thrown);
+    expect((error as Error).name).toBe('AuthenticationError');
+    expect((error as Error).message).toContain('Could not load credentials');
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('retry options are checked', () => {
     expect(() => createTestBedrock(server, { retry: { maxRetries: -1 } }).provider('m')).toThrow(
       /retry.maxRetries/,
