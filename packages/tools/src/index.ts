@@ -86,4 +86,4 @@ export {
   type ValidateToolArgumentsResult,
   validateToolArguments,
 } from './validate-tool-arguments.js';
-export type { ZodSchema } from './zod-schema.js';
+export type { LooseJsonSchema, ZodSchema } from './zod-schema.js';

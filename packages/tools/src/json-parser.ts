@@ -49,7 +49,8 @@ const ESCAPES: Readonly<Record<string, string>> = {
  * A strict JSON parser (RFC 8259) that is safe on untrusted text:
  * - keys are defined as own properties, so `__proto__` never changes a prototype;
  * - a key repeated with the same value is accepted (noted), with a different value it is an error, never "last wins";
- * - a number that does not fit a double (`1e400`) or an integer beyond 2^53 is an error, never silently rounded.
+ * - a number that does not fit a double (`1e400`) or an integer a double cannot hold exactly is an error, never
+ *   silently rounded.
  * Recursion depth is bounded by the caller's depth scan, which runs first.
  */
 export function parseJsonStrict(text: string, notes: string[]): unknown {
@@ -113,7 +114,13 @@ export function parseJsonStrict(text: string, notes: string[]): unknown {
     if (!Number.isFinite(value)) {
       return fail(`the number ${found[0]} is out of range; send a smaller number or a string`, start);
     }
-    if (found[1] === undefined && found[2] === undefined && !Number.isSafeInteger(value)) {
+    if (
+      found[1] === undefined &&
+      found[2] === undefined &&
+      !Number.isSafeInteger(value) &&
+      String(value) !== found[0] &&
+      BigInt(found[0]) !== BigInt(value)
+    ) {
       return fail(
         `the integer ${found[0]} has more digits than can be represented exactly; send it as a string`,
         start,

@@ -2,7 +2,7 @@ import type { JsonSchema, JsonSchemaTypeName } from '@org/core';
 import { InvalidToolSchemaError } from './errors.js';
 import { defineOwn } from './json-parser.js';
 import { normalizeJsonSchema } from './normalize-json-schema.js';
-import { isZodSchema, type ZodSchema, zodToJsonSchema } from './zod-schema.js';
+import { isZodSchema, type LooseJsonSchema, type ZodSchema, zodToJsonSchema } from './zod-schema.js';
 
 /** The JSON Schema dialects tools are described in. */
 export type SchemaTarget = 'json-schema' | 'openai-strict' | 'anthropic' | 'bedrock';
@@ -107,7 +107,10 @@ function cloneSchema<T>(value: T): T {
  * // { type: 'object', properties: { city: { type: 'string' }, days: { type: ['number', 'null'] } },
  * //   required: ['city', 'days'], additionalProperties: false }
  */
-export function toJsonSchema(schema: ZodSchema | JsonSchema, options: ToJsonSchemaOptions = {}): JsonSchema {
+export function toJsonSchema(
+  schema: ZodSchema | JsonSchema | LooseJsonSchema,
+  options: ToJsonSchemaOptions = {},
+): JsonSchema {
   const target = options.target ?? 'json-schema';
   const named = options.toolName === undefined ? {} : { toolName: options.toolName };
   const base = isZodSchema(schema) ? zodToJsonSchema(schema, options.toolName) : normalizeJsonSchema(schema);

@@ -3,7 +3,7 @@ import type * as zod from 'zod/v4/core';
 import { compileTool, rememberCompiledTool } from './compiled-tool.js';
 import { InvalidToolDefinitionError } from './errors.js';
 import { assertValidToolName } from './tool-name.js';
-import type { ZodSchema } from './zod-schema.js';
+import type { LooseJsonSchema, ZodSchema } from './zod-schema.js';
 
 /** What a tool's `execute` receives beside its arguments. */
 export interface ToolExecutionContext {
@@ -34,15 +34,18 @@ export type ToolApprovalPredicate<Args> = {
 }['bivarianceHack'];
 
 /** The definition passed to `defineTool`. */
-export interface ToolDefinition<Input extends ZodSchema | JsonSchema, Output> {
+export interface ToolDefinition<Input extends ZodSchema | LooseJsonSchema, Output> {
   /** `^[a-zA-Z0-9_-]{1,64}$`, or a namespaced name (`math.factorial`) that the registry maps for providers. */
   readonly name: string;
   /** What the tool does and when to use it, for the model. Must not be empty. */
   readonly description: string;
-  /** A zod 4 object schema (the type of `execute`'s arguments is inferred from it) or a JSON Schema object. */
+  /**
+   * A zod 4 object schema (the type of `execute`'s arguments is inferred from it) or a JSON Schema object, loose
+   * dialects included (`dict`, `float`, ...; see `normalizeJsonSchema`).
+   */
   readonly input: Input;
   /** Schema the result is checked against; a mismatch is an error observation (`invalid_tool_output`). */
-  readonly output?: ZodSchema | JsonSchema;
+  readonly output?: ZodSchema | LooseJsonSchema;
   readonly execute: (args: InferToolArgs<Input>, context: ToolExecutionContext) => ToolExecuteResult<Output>;
   /** Per-call deadline; the tool's signal is aborted when it passes. */
   readonly timeoutMs?: number;
@@ -68,10 +71,10 @@ export interface Tool<Args = Record<string, unknown>, Output = unknown> {
   readonly name: string;
   readonly description: string;
   /** The input schema as given (zod or JSON Schema). */
-  readonly input: ZodSchema | JsonSchema;
+  readonly input: ZodSchema | LooseJsonSchema;
   /** The input as standard JSON Schema, hidden parameters removed: what the model is allowed to send. */
   readonly inputSchema: JsonSchema;
-  readonly output: ZodSchema | JsonSchema | undefined;
+  readonly output: ZodSchema | LooseJsonSchema | undefined;
   readonly timeoutMs: number | undefined;
   readonly terminal: boolean;
   readonly needsApproval: boolean | ToolApprovalPredicate<Args>;
@@ -96,7 +99,7 @@ export interface Tool<Args = Record<string, unknown>, Output = unknown> {
  *   execute: async ({ city, unit }) => ({ city, temperature: 21, unit: unit ?? 'celsius' }),
  * });
  */
-export function defineTool<Input extends ZodSchema | JsonSchema, Output = unknown>(
+export function defineTool<Input extends ZodSchema | LooseJsonSchema, Output = unknown>(
   definition: ToolDefinition<Input, Output>,
 ): Tool<InferToolArgs<Input>, Output> {
   const name: unknown = (definition as { name?: unknown }).name;

@@ -6,6 +6,9 @@ import { InvalidToolSchemaError } from './errors.js';
 /** Any zod 4 schema (classic or mini). */
 export type ZodSchema = zod.$ZodType;
 
+/** A JSON Schema object as found in the wild, before `normalizeJsonSchema` (`type: 'dict'`, `optional: true`, ...). */
+export type LooseJsonSchema = Readonly<Record<string, unknown>>;
+
 /** True for a zod 4 schema (classic or mini); false for a plain JSON Schema object. */
 export function isZodSchema(value: unknown): value is ZodSchema {
   return typeof value === 'object' && value !== null && '_zod' in value;

@@ -1,0 +1,409 @@
+import type { Action, RunEvent } from '@org/core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import {
+  createArtifact,
+  defineTool,
+  executeAction,
+  executeActions,
+  formatObservationForModel,
+  notFound,
+  ToolRegistry,
+  withArtifacts,
+} from './index.js';
+
+const action = (toolName: string, args: Record<string, unknown> = {}, id = 'call_1'): Action => ({
+  id,
+  toolName,
+  args,
+});
+const simple = (
+  name: string,
+  execute: (args: Record<string, unknown>, context: never) => unknown,
+  extra: object = {},
+) =>
+  defineTool({
+    name,
+    description: `${name} tool`,
+    input: { type: 'object', properties: {}, additionalProperties: true },
+    execute: execute as never,
+    ...extra,
+  });
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('executeAction', () => {
+  it('runs sync and async tools and reports success with the output', async () => {
+    const registry = new ToolRegistry([
+      simple('sync', () => ({ temperature: 21 })),
+      simple('async', async () => 'done'),
+    ]);
+    const first = await executeAction(registry, action('sync'));
+    expect(first).toMatchObject({
+      actionId: 'call_1',
+      toolName: 'sync',
+      status: 'success',
+      output: { temperature: 21 },
+      rawOutput: { temperature: 21 },
+    });
+    expect(first.error).toBeUndefined();
+    expect(typeof first.durationMs).toBe('number');
+    expect((await executeAction(registry, action('async'))).output).toBe('done');
+  });
+
+  it('turns an unknown tool into an error observation', async () => {
+    const observation = await executeAction(new ToolRegistry([simple('a', () => 1)]), action('b'));
+    expect(observation).toMatchObject({ status: 'error', error: { code: 'unknown_tool' } });
+  });
+
+  it('turns anything thrown into an error observation: Error, string, undefined, an object whose getters throw', async () => {
+    const hostile = {
+      get message(): string {
+        throw new Error('getter exploded');
+      },
+    };
+    const registry = new ToolRegistry([
+      simple('error', () => {
+        throw new Error('database is down');
+      }),
+      simple('string', () => {
+        throw 'plain string';
+      }),
+      simple('undefined', () => {
+        throw undefined;
+      }),
+      simple('hostile', () => {
+        throw hostile;
+      }),
+      simple('rejects', () => Promise.reject(42)),
+    ]);
+    const messages: Record<string, string> = {};
+    for (const name of ['error', 'string', 'undefined', 'hostile', 'rejects']) {
+      const observation = await executeAction(registry, action(name));
+      expect(observation.status).toBe('error');
+      expect(observation.error?.code).toBe('tool_execution_failed');
+      messages[name] = observation.error?.message ?? '';
+    }
+    expect(messages.error).toBe("Tool 'error' failed: database is down");
+    expect(messages.string).toBe("Tool 'string' failed: plain string");
+    expect(messages.undefined).toBe("Tool 'undefined' failed: undefined was thrown");
+    expect(messages.hostile).toMatch(/^Tool 'hostile' failed: /);
+    expect(messages.rejects).toBe("Tool 'rejects' failed: 42");
+  });
+
+  it('times out once, aborts the tool signal, and discards the late result', async () => {
+    vi.useFakeTimers();
+    let seenSignal: AbortSignal | undefined;
+    let finishLate: (value: string) => void = () => {};
+    const events: RunEvent[] = [];
+    const registry = new ToolRegistry([
+      simple(
+        'slow',
+        (_args, context: { signal: AbortSignal }) => {
+          seenSignal = context.signal;
+          return new Promise<string>((resolve) => {
+            finishLate = resolve;
+          });
+        },
+        { timeoutMs: 1000 },
+      ),
+    ]);
+    const pending = executeAction(registry, action('slow'), { onEvent: (event) => events.push(event) });
+    await vi.advanceTimersByTimeAsync(1000);
+    const observation = await pending;
+    expect(observation.status).toBe('timeout');
+    expect(observation.error).toMatchObject({ code: 'timeout', details: { timeoutMs: 1000 } });
+    expect(observation.output).toBeUndefined();
+    expect(seenSignal?.aborted).toBe(true);
+    finishLate('too late');
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(events.filter((event) => event.type === 'tool-call-finished')).toHaveLength(1);
+  });
+
+  it('takes the shorter of the tool timeout and the call timeout', async () => {
+    vi.useFakeTimers();
+    const registry = new ToolRegistry([simple('slow', () => new Promise(() => {}), { timeoutMs: 60_000 })]);
+    const pending = executeAction(registry, action('slow'), { timeoutMs: 50 });
+    await vi.advanceTimersByTimeAsync(50);
+    expect((await pending).error?.details).toEqual({ timeoutMs: 50 });
+  });
+
+  it('stops on an external abort, and does not start when already aborted', async () => {
+    const registry = new ToolRegistry([
+      simple(
+        'wait',
+        (_args, context: { signal: AbortSignal }) =>
+          new Promise((_resolve, reject) =>
+            context.signal.addEventListener('abort', () => reject(new Error('stopped'))),
+          ),
+      ),
+    ]);
+    const controller = new AbortController();
+    const pending = executeAction(registry, action('wait'), { signal: controller.signal });
+    controller.abort();
+    expect(await pending).toMatchObject({ status: 'aborted', error: { code: 'aborted' } });
+    expect(await executeAction(registry, action('wait'), { signal: AbortSignal.abort() })).toMatchObject({
+      status: 'aborted',
+    });
+  });
+
+  it('streams progress from an async iterable; the last item is the result', async () => {
+    const events: RunEvent[] = [];
+    const registry = new ToolRegistry([
+      simple('stream', async function* () {
+        yield { percent: 10 };
+        yield { percent: 90 };
+        yield { rows: 3 };
+      }),
+      simple('returns', async function* () {
+        yield 'step 1';
+        return 'final';
+      }),
+    ]);
+    const observation = await executeAction(registry, action('stream'), {
+      onEvent: (event) => events.push(event),
+    });
+    expect(observation.output).toEqual({ rows: 3 });
+    expect(
+      events
+        .filter((event) => event.type === 'tool-call-progress')
+        .map((event) => (event as { progress: unknown }).progress),
+    ).toEqual([{ percent: 10 }, { percent: 90 }]);
+    expect((await executeAction(registry, action('returns'))).output).toBe('final');
+  });
+
+  it('lets a tool report progress through its context', async () => {
+    const progress: unknown[] = [];
+    const registry = new ToolRegistry([
+      simple('report', (_args, context: { reportProgress(value: unknown): void }) => {
+        context.reportProgress('half');
+        return 'ok';
+      }),
+    ]);
+    await executeAction(registry, action('report'), {
+      onEvent: (event) => {
+        if (event.type === 'tool-call-progress') progress.push(event.progress);
+      },
+    });
+    expect(progress).toEqual(['half']);
+  });
+
+  it('lets beforeToolUse block or rewrite, and records the reason', async () => {
+    const seen: unknown[] = [];
+    const registry = new ToolRegistry([
+      defineTool({
+        name: 'delete_file',
+        description: 'Delete a file.',
+        input: z.object({ path: z.string() }),
+        execute: ({ path }) => seen.push(path),
+      }),
+    ]);
+    const blocked = await executeAction(registry, action('delete_file', { path: '/etc/passwd' }), {
+      hooks: {
+        beforeToolUse: ({ action: current }) =>
+          String(current.args.path).startsWith('/etc')
+            ? { decision: 'block', reason: 'system files are protected' }
+            : undefined,
+      },
+    });
+    expect(blocked).toMatchObject({
+      status: 'blocked',
+      error: {
+        code: 'blocked_by_hook',
+        message: "The call to 'delete_file' was blocked: system files are protected",
+      },
+      interceptions: [{ decision: 'blocked', reason: 'system files are protected', source: 'beforeToolUse' }],
+    });
+    const rewritten = await executeAction(registry, action('delete_file', { path: 'a.txt' }), {
+      hooks: {
+        beforeToolUse: () => ({
+          decision: 'rewrite',
+          args: { path: '/tmp/sandbox/a.txt' },
+          reason: 'sandboxed',
+        }),
+      },
+    });
+    expect(rewritten.status).toBe('success');
+    expect(rewritten.interceptions).toEqual([
+      { decision: 'rewritten', reason: 'sandboxed', source: 'beforeToolUse' },
+    ]);
+    expect(seen).toEqual(['/tmp/sandbox/a.txt']);
+    const invalid = await executeAction(registry, action('delete_file', { path: 'a' }), {
+      hooks: { beforeToolUse: () => ({ decision: 'rewrite', args: { file: 1 }, reason: 'bad hook' }) },
+    });
+    expect(invalid.error?.code).toBe('invalid_tool_arguments');
+  });
+
+  it('lets afterToolUse replace the output, and turns a throwing hook into an error', async () => {
+    const registry = new ToolRegistry([simple('secret', () => ({ token: 'abc' }))]);
+    const redacted = await executeAction(registry, action('secret'), {
+      hooks: { afterToolUse: () => ({ output: { token: '[hidden]' }, reason: 'redacted token' }) },
+    });
+    expect(redacted.output).toEqual({ token: '[hidden]' });
+    expect(redacted.interceptions).toEqual([
+      { decision: 'rewritten', reason: 'redacted token', source: 'afterToolUse' },
+    ]);
+    const failing = await executeAction(registry, action('secret'), {
+      hooks: {
+        beforeToolUse: () => {
+          throw 'nope';
+        },
+      },
+    });
+    expect(failing.error).toMatchObject({
+      code: 'hook_failed',
+      message: 'The beforeToolUse hook failed: nope',
+    });
+  });
+
+  it('serialises circular structures and BigInt safely, and cuts output to the budget with a marker', async () => {
+    const circular: Record<string, unknown> = { id: 10n };
+    circular.self = circular;
+    const big = Array.from({ length: 10_000 }, (_, index) => ({ index, text: 'lorem ipsum dolor sit amet' }));
+    const registry = new ToolRegistry([simple('circular', () => circular), simple('big', () => big)]);
+    const first = await executeAction(registry, action('circular'));
+    expect(first.output).toEqual({ id: '10', self: '[Circular]' });
+    expect(first.rawOutput).toBe(circular);
+    const second = await executeAction(registry, action('big'), { outputBudgetBytes: 2000 });
+    expect(second.truncated).toBe(true);
+    expect(typeof second.output).toBe('string');
+    expect(new TextEncoder().encode(second.output as string).length).toBeLessThanOrEqual(2000);
+    expect(second.output).toMatch(
+      /\[output truncated: showing the first \d+ of \d+ bytes; ask for a narrower result to see more\]$/,
+    );
+    expect(second.rawOutput).toBe(big);
+    const defaultBudget = await executeAction(registry, action('big'));
+    expect(new TextEncoder().encode(defaultBudget.output as string).length).toBeLessThanOrEqual(50_000);
+  });
+
+  it('checks the output schema', async () => {
+    const registry = new ToolRegistry([
+      defineTool({
+        name: 'count',
+        description: 'Count.',
+        input: z.object({}),
+        output: z.object({ count: z.number() }),
+        execute: () => ({ count: 'many' }) as never,
+      }),
+    ]);
+    const observation = await executeAction(registry, action('count'));
+    expect(observation).toMatchObject({ status: 'error', error: { code: 'invalid_tool_output' } });
+    expect(observation.error?.message).toMatch(/count/);
+  });
+
+  it('injects hidden parameters: the application value wins, and a missing one is an error', async () => {
+    const calls: unknown[] = [];
+    const registry = new ToolRegistry([
+      defineTool({
+        name: 'list_orders',
+        description: 'Orders of the current user.',
+        input: z.object({ status: z.string(), userId: z.string() }),
+        inject: ['userId', 'db'],
+        execute: (args, context) => {
+          calls.push({ args, injected: context.injected });
+          return 'ok';
+        },
+      }),
+    ]);
+    const db = { query: () => [] };
+    const observation = await executeAction(
+      registry,
+      action('list_orders', { status: 'open', userId: 'admin' }),
+      { injected: { userId: 'u_42', db } },
+    );
+    expect(observation.status).toBe('success');
+    expect(calls[0]).toEqual({ args: { status: 'open', userId: 'u_42' }, injected: { userId: 'u_42', db } });
+    expect(observation.interceptions?.[0]).toMatchObject({ decision: 'rewritten', source: 'inject' });
+    const missing = await executeAction(registry, action('list_orders', { status: 'open' }), {
+      injected: { userId: 'u_42' },
+    });
+    expect(missing.error).toMatchObject({ code: 'missing_injected_value', details: { parameter: 'db' } });
+  });
+
+  it('delivers typed results and artifacts beside the text', async () => {
+    const artifact = createArtifact({
+      url: 'https://files.example.com/r.pdf',
+      mimeType: 'application/pdf',
+      sha256: 'a'.repeat(64),
+      size: 1234,
+      name: 'r.pdf',
+    });
+    const registry = new ToolRegistry([
+      simple('find', () => notFound({ what: 'customer', query: { email: 'x@example.com' } })),
+      simple('report', () => withArtifacts({ summary: 'Revenue up 4%' }, [artifact])),
+    ]);
+    const found = await executeAction(registry, action('find'));
+    expect(Object.keys(found.output as object)[0]).toBe('kind');
+    expect(found.output).toMatchObject({ kind: 'not_found', what: 'customer' });
+    const report = await executeAction(registry, action('report'));
+    expect(report.output).toEqual({ summary: 'Revenue up 4%' });
+    expect(report.artifacts).toEqual([artifact]);
+    expect(formatObservationForModel(report)).toBe(
+      `{"summary":"Revenue up 4%"}\nArtifacts:\n- r.pdf (application/pdf, 1234 bytes, sha256 ${'a'.repeat(64)}): https://files.example.com/r.pdf`,
+    );
+  });
+
+  it('emits started and finished events, and a throwing listener changes nothing', async () => {
+    const registry = new ToolRegistry([simple('a', () => 1)]);
+    const types: string[] = [];
+    const observation = await executeAction(registry, action('a'), {
+      onEvent: (event) => {
+        types.push(event.type);
+        throw new Error('listener bug');
+      },
+    });
+    expect(observation.status).toBe('success');
+    expect(types).toEqual(['tool-call-started', 'tool-call-finished']);
+  });
+});
+
+describe('executeActions', () => {
+  it('keeps input order and respects maxConcurrency', async () => {
+    let running = 0;
+    let peak = 0;
+    const registry = new ToolRegistry([
+      simple('work', async (args) => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((resolve) => setImmediate(resolve));
+        await new Promise((resolve) => setImmediate(resolve));
+        running--;
+        return args.n;
+      }),
+    ]);
+    const actions = Array.from({ length: 10 }, (_, n) => action('work', { n }, `call_${n}`));
+    const observations = await executeActions(registry, actions, { maxConcurrency: 3 });
+    expect(observations.map((observation) => observation.output)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(observations.map((observation) => observation.actionId)).toEqual(actions.map((item) => item.id));
+    expect(peak).toBe(3);
+  });
+});
+
+describe('formatObservationForModel', () => {
+  it('formats success, errors and empty output', () => {
+    const base = { actionId: 'a', toolName: 't', durationMs: 1 };
+    expect(formatObservationForModel({ ...base, status: 'success', output: 'plain text' })).toBe(
+      'plain text',
+    );
+    expect(formatObservationForModel({ ...base, status: 'success', output: { a: 1 } })).toBe('{"a":1}');
+    expect(formatObservationForModel({ ...base, status: 'success' })).toBe(
+      'The tool finished without output.',
+    );
+    expect(
+      formatObservationForModel({
+        ...base,
+        status: 'timeout',
+        error: { code: 'timeout', message: 'Too slow.' },
+      }),
+    ).toBe('Timeout (timeout): Too slow.');
+    expect(
+      formatObservationForModel({
+        ...base,
+        status: 'error',
+        error: { code: 'tool_execution_failed', message: 'Boom.' },
+      }),
+    ).toBe('Error (tool_execution_failed): Boom.');
+  });
+});

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { DuplicateToolError, defineTool, ToolNameMapping, ToolRegistry } from './index.js';
+
+const make = (name: string) =>
+  defineTool({
+    name,
+    description: `the ${name} tool`,
+    input: z.object({ q: z.string() }),
+    execute: () => name,
+  });
+
+describe('ToolRegistry', () => {
+  it('registers, gets, lists and names tools in order', () => {
+    const registry = new ToolRegistry([make('search'), make('fetch')]);
+    expect(registry.names()).toEqual(['search', 'fetch']);
+    expect(registry.list().map((tool) => tool.name)).toEqual(['search', 'fetch']);
+    expect(registry.get('search')?.name).toBe('search');
+    expect(registry.has('fetch')).toBe(true);
+    expect(registry.size).toBe(2);
+  });
+
+  it('rejects a duplicate name with a typed error', () => {
+    const registry = new ToolRegistry([make('search')]);
+    expect(() => registry.register(make('search'))).toThrow(DuplicateToolError);
+    try {
+      registry.register(make('search'));
+    } catch (error) {
+      expect(DuplicateToolError.isInstance(error) && error.toolName).toBe('search');
+      expect(DuplicateToolError.isInstance(error) && error.code).toBe('duplicate_tool');
+    }
+  });
+
+  it('treats __proto__, constructor and prototype as ordinary unknown names', () => {
+    const registry = new ToolRegistry([make('search')]);
+    for (const name of ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty']) {
+      expect(registry.get(name)).toBeUndefined();
+      expect(registry.has(name)).toBe(false);
+      expect(registry.resolve(name)).toBeUndefined();
+    }
+  });
+
+  it('composes registries; the same tool twice is kept once, two tools with one name are refused', () => {
+    const search = make('search');
+    const composed = ToolRegistry.compose(
+      new ToolRegistry([search]),
+      new ToolRegistry([search, make('fetch')]),
+    );
+    expect(composed.names()).toEqual(['search', 'fetch']);
+    expect(() => ToolRegistry.compose(new ToolRegistry([make('a')]), new ToolRegistry([make('a')]))).toThrow(
+      DuplicateToolError,
+    );
+  });
+
+  it('maps names providers reject to valid ones, collision-safe, and back', () => {
+    const registry = new ToolRegistry([make('math.factorial'), make('math_factorial'), make('fs/read')]);
+    const names = registry.specs().map((spec) => spec.name);
+    expect(names).toEqual(['math_factorial_2', 'math_factorial', 'fs_read']);
+    for (const name of names) expect(name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+    expect(registry.resolve('math_factorial_2')?.name).toBe('math.factorial');
+    expect(registry.resolve('math_factorial')?.name).toBe('math_factorial');
+    expect(registry.resolve('math.factorial')?.name).toBe('math.factorial');
+    expect(registry.resolve('fs_read')?.name).toBe('fs/read');
+  });
+
+  it('shortens long mapped names to 64 characters and keeps them distinct', () => {
+    const long = `${'a.'.repeat(40)}x`;
+    const longer = `${'a.'.repeat(40)}y`;
+    const mapping = new ToolNameMapping([long, longer]);
+    const first = mapping.toProvider(long)!;
+    const second = mapping.toProvider(longer)!;
+    expect(first.length).toBeLessThanOrEqual(64);
+    expect(first).not.toBe(second);
+    expect(mapping.fromProvider(first)).toBe(long);
+    expect(mapping.fromProvider(second)).toBe(longer);
+  });
+
+  it('describes every tool for every target; openai-strict falls back to non-strict when it must', () => {
+    const dictionary = defineTool({
+      name: 'tag',
+      description: 'Set tags.',
+      input: z.object({ tags: z.record(z.string(), z.string()) }),
+      execute: () => 'ok',
+    });
+    const registry = new ToolRegistry([make('search'), dictionary]);
+    const strict = registry.specs({ target: 'openai-strict' });
+    expect(strict[0]).toMatchObject({
+      name: 'search',
+      strict: true,
+      inputSchema: { additionalProperties: false },
+    });
+    expect(strict[1]).toMatchObject({ name: 'tag', strict: false });
+    for (const target of ['json-schema', 'anthropic', 'bedrock'] as const) {
+      const specs = registry.specs({ target });
+      expect(specs.map((spec) => spec.name)).toEqual(['search', 'tag']);
+      expect(specs.every((spec) => spec.strict === undefined)).toBe(true);
+    }
+  });
+
+  it('never registers a value that is not a tool', () => {
+    const registry = new ToolRegistry();
+    expect(() => registry.register({ name: 'x' } as never)).toThrow(/not a tool/);
+  });
+});
