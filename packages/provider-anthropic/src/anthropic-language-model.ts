@@ -16,7 +16,13 @@ import { mapMessage } from './map-response.js';
 import { type ResolvedRetryOptions, withRetries } from './retry.js';
 import { StreamAssembler, type StreamEvent } from './stream-assembler.js';
 
-/** What a model needs from its provider: the SDK client (created on first use) and the shared settings. */
+/**
+ * What a model needs from its provider: the SDK client (created on first use) and the shared settings. Built by
+ * `createAnthropic`; exported only so that declarations of `AnthropicLanguageModel` are complete.
+ *
+ * @example
+ * type Config = AnthropicModelConfig; // rarely needed: use createAnthropic
+ */
 export interface AnthropicModelConfig {
   readonly getClient: () => Anthropic;
   readonly retry: () => ResolvedRetryOptions;
@@ -27,6 +33,10 @@ export interface AnthropicModelConfig {
 /**
  * A `LanguageModel` over the Anthropic Messages API. Create it with `anthropic(modelId)` or
  * `createAnthropic(options)(modelId)`; see the package README for the wire mapping.
+ *
+ * @example
+ * const model: AnthropicLanguageModel = anthropic('claude-sonnet-5-5');
+ * const response = await model.generate({ messages: [{ role: 'user', content: 'Hello' }] });
  *
  * `generate` sends one non-streaming request; `stream` reads the SSE stream and yields core parts, ending with
  * exactly one `finish` or `error` part (it never throws). Requests that fail before the answer starts are retried

@@ -6,42 +6,60 @@ import { InvalidProviderOptionsError } from './invalid-provider-options-error.js
 import { redactingLogger } from './redacting-logger.js';
 import { defaultSleep, type ResolvedRetryOptions, type RetryOptions } from './retry.js';
 
-/** Options of `createAnthropic`. */
+/**
+ * Options of `createAnthropic`. Every field may be left out (or `undefined`): the key then comes from
+ * `ANTHROPIC_API_KEY`, the rest from the SDK's defaults.
+ *
+ * @example
+ * const options: AnthropicProviderOptions = { apiKey: process.env.MY_KEY, maxRetries: 3, retry: { maxWaitMs: 30_000 } };
+ * const provider = createAnthropic(options);
+ */
 export interface AnthropicProviderOptions {
   /**
    * A ready `Anthropic` client, used as is (its key, base URL, timeout, logger, middleware); its logger stays yours,
    * so redact it yourself if it logs at `debug`, where the SDK writes response bodies. Cannot be combined with
    * `apiKey`, `baseURL`, `timeout`, `headers` or `clientOptions`, which configure a client the provider creates.
    */
-  readonly client?: Anthropic;
+  readonly client?: Anthropic | undefined;
   /** Default: `process.env.ANTHROPIC_API_KEY`, read when the first request is made. */
-  readonly apiKey?: string;
+  readonly apiKey?: string | undefined;
   /** Default: `process.env.ANTHROPIC_BASE_URL`, else `https://api.anthropic.com`. */
-  readonly baseURL?: string;
+  readonly baseURL?: string | undefined;
   /** Per-attempt request timeout in milliseconds. Default: the SDK's (10 minutes). */
-  readonly timeout?: number;
+  readonly timeout?: number | undefined;
   /** Retries after a failed attempt (429, 5xx, 529, connection errors). Default: the client's, else 2. */
-  readonly maxRetries?: number;
+  readonly maxRetries?: number | undefined;
   /** Retry budget and backoff; see `RetryOptions`. */
-  readonly retry?: RetryOptions;
+  readonly retry?: RetryOptions | undefined;
   /** Extra headers sent with every request. */
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
   /**
    * Any other option of the SDK client this provider creates (`logger`, `logLevel`, `fetch`, ...). The logger is
    * wrapped so that no line it receives contains a registered secret (the SDK logs response bodies at `debug`).
    */
-  readonly clientOptions?: Omit<ClientOptions, 'apiKey' | 'baseURL' | 'timeout' | 'maxRetries'>;
+  readonly clientOptions?: Omit<ClientOptions, 'apiKey' | 'baseURL' | 'timeout' | 'maxRetries'> | undefined;
 }
 
-/** Per-model settings, the second argument of the provider function. */
+/**
+ * Per-model settings, the second argument of the provider function.
+ *
+ * @example
+ * const model = anthropic('claude-haiku-5-5', { maxOutputTokens: 1024, capabilities: { parallelToolCalls: false } });
+ */
 export interface AnthropicModelSettings {
   /** Overrides of the declared capabilities, e.g. for an Anthropic-compatible server with fewer features. */
-  readonly capabilities?: ModelCapabilitiesOverride;
+  readonly capabilities?: ModelCapabilitiesOverride | undefined;
   /** `max_tokens` for requests that do not set `maxOutputTokens`. Default 4096 (`DEFAULT_MAX_OUTPUT_TOKENS`). */
-  readonly maxOutputTokens?: number;
+  readonly maxOutputTokens?: number | undefined;
 }
 
-/** A configured Anthropic provider: call it with a model id to get a `LanguageModel`. */
+/**
+ * A configured Anthropic provider: call it with a model id to get a `LanguageModel`.
+ *
+ * @example
+ * const provider: AnthropicProvider = createAnthropic();
+ * const model = provider('claude-sonnet-5-5'); // or provider.languageModel('claude-sonnet-5-5')
+ */
 export interface AnthropicProvider {
   (modelId: string, settings?: AnthropicModelSettings): AnthropicLanguageModel;
   /** The same as calling the provider. */

@@ -7,13 +7,13 @@ export interface RetryOptions {
    * The longest wait the adapter accepts before a retry. When the server asks for more (`retry-after: 3600`), the
    * adapter fails at once with the error, whose `retryAfterMs` says how long to wait. Default 60 000.
    */
-  readonly maxWaitMs?: number;
+  readonly maxWaitMs?: number | undefined;
   /** The first backoff delay when the server names none; doubled per retry. Default 500. */
-  readonly initialDelayMs?: number;
+  readonly initialDelayMs?: number | undefined;
   /** The longest backoff delay. Default 8 000. */
-  readonly maxDelayMs?: number;
+  readonly maxDelayMs?: number | undefined;
   /** Waits before a retry. Replace it to run retries on a virtual clock, or to observe the waits. */
-  readonly sleep?: (delayMs: number, signal?: AbortSignal) => Promise<void>;
+  readonly sleep?: ((delayMs: number, signal?: AbortSignal) => Promise<void>) | undefined;
 }
 
 /** Retry options with every default filled in. */
