@@ -8,6 +8,9 @@ import type { ToolCallPolicy } from './tool-call-policy.js';
  * The `max_tokens` sent when neither the request (`maxOutputTokens`) nor the model settings name one. The Messages
  * API requires the field; 4096 fits every current model's limit and stays far below the size at which the SDK
  * refuses a non-streaming request (about 21 333 tokens).
+ *
+ * @example
+ * const model = anthropic('claude-sonnet-5-5', { maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS * 2 });
  */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 

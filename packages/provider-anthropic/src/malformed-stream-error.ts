@@ -1,6 +1,11 @@
 import { brandError, StreamInterruptedError } from '@org/core';
 
-/** What was wrong with the stream. */
+/**
+ * What was wrong with the stream.
+ *
+ * @example
+ * const reason: MalformedStreamReason = 'missing-message-stop';
+ */
 export type MalformedStreamReason =
   /** An event whose `data:` is not JSON. */
   | 'invalid-json'

@@ -1,7 +1,13 @@
 import { AbortedError, type OrgError, RateLimitError } from '@org/core';
 import { retryAfterMsFrom } from './map-error.js';
 
-/** How the adapter retries a request that failed before its answer started. */
+/**
+ * How the adapter retries a request that failed before its answer started (the count is `maxRetries` of
+ * `createAnthropic`).
+ *
+ * @example
+ * const provider = createAnthropic({ maxRetries: 4, retry: { maxWaitMs: 10_000, initialDelayMs: 250 } });
+ */
 export interface RetryOptions {
   /**
    * The longest wait the adapter accepts before a retry. When the server asks for more (`retry-after: 3600`), the
