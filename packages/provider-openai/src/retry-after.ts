@@ -15,7 +15,8 @@ export function parseRetryAfterMs(
     return Math.ceil(Number(milliseconds));
   const value = headers.get('retry-after');
   if (value === null || value.trim() === '') return undefined;
-  if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Math.ceil(Number(value) * 1000);
+  // toFixed strips binary noise (65536.001 * 1000 = 65536001.00000001) before rounding up.
+  if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Math.ceil(Number((Number(value) * 1000).toFixed(6)));
   const date = Date.parse(value);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now());
