@@ -1,6 +1,11 @@
 import type { Message, ToolCall, ToolSpec } from '@org/core';
 
-/** The tools every conformance case offers: two, so `required` and a named choice differ. */
+/**
+ * The tools every conformance case offers: two, so `required` and a named choice differ.
+ *
+ * @example
+ * await model.generate({ messages: HISTORY_WITH_TOOL_CALLS, tools: CONFORMANCE_TOOLS });
+ */
 export const CONFORMANCE_TOOLS: readonly ToolSpec[] = Object.freeze([
   {
     name: 'get_weather',
@@ -30,19 +35,34 @@ export const CONFORMANCE_TOOLS: readonly ToolSpec[] = Object.freeze([
   },
 ]);
 
-/** Tool calls already answered in `HISTORY_WITH_TOOL_CALLS`. */
+/**
+ * Tool calls already answered in `HISTORY_WITH_TOOL_CALLS`.
+ *
+ * @example
+ * HISTORY_TOOL_CALLS.map((call) => call.id); // ['call_hist_weather', 'call_hist_search']
+ */
 export const HISTORY_TOOL_CALLS: readonly ToolCall[] = Object.freeze([
   { id: 'call_hist_weather', toolName: 'get_weather', arguments: '{"city":"Oslo","unit":"celsius"}' },
   { id: 'call_hist_search', toolName: 'search_docs', arguments: '{"query":"umbrella policy","limit":3}' },
 ]);
 
-/** A conversation that has not used tools yet. */
+/**
+ * A conversation that has not used tools yet.
+ *
+ * @example
+ * await model.generate({ messages: HISTORY_WITHOUT_TOOL_CALLS, tools: CONFORMANCE_TOOLS });
+ */
 export const HISTORY_WITHOUT_TOOL_CALLS: readonly Message[] = Object.freeze([
   { role: 'system', content: 'You are a concise assistant. Use the tools when they help.' },
   { role: 'user', content: 'What is the weather in Paris, and what do the docs say about umbrellas?' },
 ]);
 
-/** A conversation with an assistant turn of two parallel tool calls, their results, and a follow-up question. */
+/**
+ * A conversation with an assistant turn of two parallel tool calls, their results, and a follow-up question.
+ *
+ * @example
+ * await model.stream({ messages: HISTORY_WITH_TOOL_CALLS, tools: CONFORMANCE_TOOLS });
+ */
 export const HISTORY_WITH_TOOL_CALLS: readonly Message[] = Object.freeze([
   { role: 'system', content: 'You are a concise assistant. Use the tools when they help.' },
   { role: 'user', content: 'Weather in Oslo, and the umbrella policy?' },

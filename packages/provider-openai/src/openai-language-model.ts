@@ -24,7 +24,7 @@ import { ResponsesStreamAssembler } from './responses-stream-assembler.js';
 import { type ResolvedRetryOptions, withRetries } from './retry-policy.js';
 import { checkAnswer, planTools, type ToolPlan } from './tool-plan.js';
 
-/** Which OpenAI API a model speaks. */
+/** Which OpenAI API a model speaks: the Responses API (`responses`) or Chat Completions (`chat`). */
 export type OpenAIApi = 'responses' | 'chat';
 
 /** Everything a model needs, resolved by the provider factory. */
@@ -73,7 +73,14 @@ function checkSettings(request: ModelRequest, provider: string): void {
   }
 }
 
-/** A `LanguageModel` over the OpenAI SDK, speaking the Responses API or Chat Completions. */
+/**
+ * A `LanguageModel` over the OpenAI SDK, speaking the Responses API or Chat Completions. Create it through
+ * `createOpenAI` / `openai`, which resolve its configuration.
+ *
+ * @example
+ * const model = openai('gpt-4.1-mini', { api: 'chat' });
+ * const { toolCalls } = await model.generate({ messages, tools, toolChoice: ToolChoice.required() });
+ */
 export class OpenAILanguageModel implements LanguageModel {
   readonly specificationVersion = SPECIFICATION_VERSION;
   readonly provider: string;

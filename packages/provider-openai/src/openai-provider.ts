@@ -60,7 +60,12 @@ export interface OpenAIProvider {
   chat(modelId: string, settings?: Omit<OpenAIModelSettings, 'api'>): LanguageModel;
 }
 
-/** What OpenAI's own models accept on both APIs. Compatible servers override it per model. */
+/**
+ * What OpenAI's own models accept on both APIs. Compatible servers override it per model.
+ *
+ * @example
+ * mergeCapabilities(OPENAI_DEFAULT_CAPABILITIES, { toolChoice: { required: 'emulated' } });
+ */
 export const OPENAI_DEFAULT_CAPABILITIES: ModelCapabilities = Object.freeze({
   toolCalls: true,
   toolChoice: Object.freeze({ auto: 'native', required: 'native', none: 'native', tool: 'native' } as const),

@@ -5,6 +5,9 @@ import { parseRetryAfterMs } from './retry-after.js';
 /**
  * How the adapter retries. The adapter runs its own retries (the SDK's are turned off per request) so that it can
  * fail fast when the server asks for a wait longer than `maxRetryAfterMs`, rather than sleeping for an hour.
+ *
+ * @example
+ * createOpenAI({ maxRetries: 4, retry: { maxRetryAfterMs: 10_000 } });
  */
 export interface RetryOptions {
   /** Retries after the first attempt. Default 2. */
