@@ -1,4 +1,5 @@
 import {
+  AuthenticationError,
   collectStream,
   IncompleteToolCallError,
   InvalidMessageHistoryError,
@@ -15,6 +16,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   ANTHROPIC_CAPABILITIES,
+  anthropic,
   createAnthropic,
   DEFAULT_MAX_OUTPUT_TOKENS,
   InvalidProviderOptionsError,
@@ -663,6 +665,52 @@ describe('provider options', () => {
       if (previous === undefined) delete process.env.ANTHROPIC_API_KEY;
       else process.env.ANTHROPIC_API_KEY = previous;
     }
+  });
+});
+
+describe('credentials', () => {
+  it('without any key, fails with AuthenticationError naming ANTHROPIC_API_KEY, before reaching the server', async () => {
+    const names = [
+      'ANTHROPIC_API_KEY',
+      'ANTHROPIC_AUTH_TOKEN',
+      'ANTHROPIC_PROFILE',
+      'ANTHROPIC_IDENTITY_TOKEN',
+      'ANTHROPIC_IDENTITY_TOKEN_FILE',
+      'ANTHROPIC_CONFIG_DIR',
+    ];
+    const saved = new Map(names.map((name) => [name, process.env[name]]));
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const emptyConfig = mkdtempSync(join(tmpdir(), 'anthropic-config-'));
+    for (const name of names) delete process.env[name];
+    process.env.ANTHROPIC_CONFIG_DIR = emptyConfig;
+    try {
+      const model = createAnthropic({
+        baseURL: server.baseURL,
+        maxRetries: 0,
+        clientOptions: { logLevel: 'off' },
+      })('m');
+      const error = await model
+        .generate({ messages: [{ role: 'user', content: 'x' }] })
+        .catch((caught: unknown) => caught);
+      expect(AuthenticationError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toMatch(/ANTHROPIC_API_KEY/);
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      for (const [name, value] of saved) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      rmSync(emptyConfig, { recursive: true, force: true });
+    }
+  });
+
+  it('the default instance is a ready provider that reads its key at request time', () => {
+    const model = anthropic('claude-sonnet-5-5');
+    expect(model.provider).toBe('anthropic');
+    expect(model.modelId).toBe('claude-sonnet-5-5');
+    expect(anthropic.languageModel('claude-haiku-5-5').modelId).toBe('claude-haiku-5-5');
   });
 });
 
