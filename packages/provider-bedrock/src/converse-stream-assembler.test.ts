@@ -182,3 +182,32 @@ describe('ConverseStreamAssembler', () => {
     ]);
   });
 });
+
+describe('max_tokens stops', () => {
+  const call = (index: number): ConverseStreamOutput[] => [
+    {
+      contentBlockStart: {
+        contentBlockIndex: index,
+        start: { toolUse: { toolUseId: `t${index}`, name: 'lookup' } },
+      },
+    },
+    { contentBlockDelta: { contentBlockIndex: index, delta: { toolUse: { input: '{"q":1}' } } } },
+    { contentBlockStop: { contentBlockIndex: index } },
+  ];
+
+  it('a tool call that is the last block when max_tokens hits is incomplete', () => {
+    const parts = assemble([...call(0), { messageStop: { stopReason: 'max_tokens' } }]);
+    expect(parts.some((part) => part.type === 'tool-call')).toBe(false);
+    expect(parts.at(-1)).toMatchObject({ type: 'error', error: { code: 'incomplete_tool_call' } });
+  });
+
+  it('a tool call followed by text was complete; the stop is a length finish', () => {
+    const parts = assemble([
+      ...call(0),
+      { contentBlockDelta: { contentBlockIndex: 1, delta: { text: 'and then' } } },
+      { messageStop: { stopReason: 'max_tokens' } },
+    ]);
+    expect(parts.filter((part) => part.type === 'tool-call')).toHaveLength(1);
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: 'length' });
+  });
+});

@@ -63,6 +63,8 @@ export class ConverseStreamAssembler {
   private messageStopped = false;
   private usage: TokenUsage | undefined;
   private failure: StreamPart | undefined;
+  /** The highest content block index seen, text blocks included. */
+  private lastBlockIndex = -1;
 
   constructor(context: StreamAssemblerContext) {
     this.context = context;
@@ -81,6 +83,8 @@ export class ConverseStreamAssembler {
   /** The parts one event produces. After a failure, returns nothing (the caller yields `end()`). */
   push(event: ConverseStreamOutput): StreamPart[] {
     if (this.failure !== undefined) return [];
+    const index = event.contentBlockStart?.contentBlockIndex ?? event.contentBlockDelta?.contentBlockIndex;
+    if (index !== undefined) this.lastBlockIndex = Math.max(this.lastBlockIndex, index);
     if (event.contentBlockStart !== undefined) {
       const { contentBlockIndex: index = 0, start } = event.contentBlockStart;
       const toolUse = start?.toolUse;
@@ -217,9 +221,9 @@ export class ConverseStreamAssembler {
   private releaseToolCalls(): StreamPart[] {
     const parts: StreamPart[] = [];
     const blocks = [...this.toolBlocks.values()].sort((left, right) => left.index - right.index);
-    const lastIndex = Math.max(-1, ...this.toolBlocks.keys());
     for (const block of blocks) {
-      const cut = !block.stopped || (this.stopReason === 'max_tokens' && block.index === lastIndex);
+      // A max_tokens stop cuts the last block; a tool block followed by text was complete.
+      const cut = !block.stopped || (this.stopReason === 'max_tokens' && block.index === this.lastBlockIndex);
       if (cut) {
         if (block.rejected) continue;
         return [
