@@ -166,7 +166,12 @@ function planKeys(schema: JsonSchema | boolean | undefined, depth: number): KeyP
     const extra = schema.additionalProperties;
     const additional = typeof extra === 'object' ? planKeys(extra, depth + 1) : null;
     if (additional === 'walk') return 'walk';
-    return { kind: 'object', closed: extra === undefined || extra === false, properties, additional };
+    return {
+      kind: 'object',
+      closed: extra === false || (extra === undefined && schema.properties !== undefined),
+      properties,
+      additional,
+    };
   }
   if (types.includes('array')) {
     const items = Array.isArray(schema.items)

@@ -568,9 +568,9 @@ function walkObject(
   const patternProperties = isRecord(schema.patternProperties)
     ? (schema.patternProperties as Record<string, JsonSchema>)
     : undefined;
-  // Objects are closed unless the schema opens them (`additionalProperties: true` or a schema): an unknown
-  // parameter is reported, never silently dropped.
-  const closed = additional === undefined || additional === false;
+  // An object that declares its properties is closed unless the schema opens it (`additionalProperties: true` or a
+  // schema): an unknown parameter is reported, never silently dropped. One without `properties` is a dictionary.
+  const closed = additional === false || (additional === undefined && properties !== undefined);
   const result: Record<string, unknown> = {};
   const absent = new Set<string>();
   let failed = false;

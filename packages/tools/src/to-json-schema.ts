@@ -213,10 +213,9 @@ function strictify(schema: JsonSchema, path: string, named: { toolName?: string 
   if (types.includes('object') || schema.properties !== undefined) {
     const properties = isRecord(schema.properties) ? (schema.properties as Record<string, JsonSchema>) : {};
     const extra = schema.additionalProperties;
-    if (Object.keys(properties).length === 0 || (extra !== undefined && extra !== false)) {
-      if (Object.keys(properties).length === 0 && (extra === undefined || extra === false)) {
-        // A closed object without properties (`z.object({})`) is fine.
-      } else fail('an object with free-form keys (a dictionary) cannot be expressed in strict mode');
+    // `properties` absent (a dictionary) or extra keys allowed: strict mode has no way to say "any keys".
+    if (schema.properties === undefined || (extra !== undefined && extra !== false)) {
+      fail('an object with free-form keys (a dictionary) cannot be expressed in strict mode');
     }
     const required = new Set(schema.required ?? []);
     const strictProperties: Record<string, unknown> = {};
