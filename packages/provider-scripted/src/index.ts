@@ -19,6 +19,13 @@ export {
   type ScriptFunction,
 } from './scripted-model.js';
 export {
+  createTaskScripts,
+  type TaskCall,
+  type TaskOutputs,
+  type TaskScriptOptions,
+  type TaskScripts,
+} from './task-scripts.js';
+export {
   countMessageTokens,
   countOutputTokens,
   countRequestTokens,

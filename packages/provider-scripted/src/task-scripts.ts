@@ -1,0 +1,270 @@
+import type { Message, ModelRequest } from '@org/core';
+import { InvalidScriptError } from './errors.js';
+import type { ScriptedTurn, ScriptFunction } from './scripted-model.js';
+
+/** One tool call of a task, as a model that knows the task would make it. */
+export interface TaskCall {
+  /** Unique within the task; also the tool-call id in native mode and the step id in plan mode. */
+  readonly id: string;
+  readonly toolName: string;
+  /**
+   * The arguments. A string value `$ref:<id>` or `$ref:<id>.<field>.<field>` stands for the output of an earlier
+   * call: the plan keeps it as is (the plan executor resolves it); in ReAct and native mode the script copies the
+   * value the model observed into the arguments, as a model would (`null` when that call failed).
+   */
+  readonly arguments: Readonly<Record<string, unknown>>;
+}
+
+/** What the final answer is computed from. */
+export interface TaskOutputs {
+  /** The output of each call that succeeded, by call id: parsed JSON when the result text is JSON, else the text. */
+  readonly outputs: Readonly<Record<string, unknown>>;
+  /** The error text of each call that failed, by call id. */
+  readonly errors: Readonly<Record<string, string>>;
+}
+
+/** Options of `createTaskScripts`. */
+export interface TaskScriptOptions {
+  /** The calls, each after the calls it references. */
+  readonly calls: readonly TaskCall[];
+  /** The final answer, from what the model observed. */
+  readonly answer: (observed: TaskOutputs) => string;
+  /** Plan mode: the steps whose results the plan returns. Default: the calls no other call references. */
+  readonly outputSteps?: readonly string[];
+  /** Default `execute_tool_plan`. */
+  readonly planToolName?: string;
+  /** A thought for each ReAct decision. Default `I call <tool>.` */
+  readonly thought?: (call: TaskCall) => string;
+}
+
+/** Scripts of one task for the three modes, and the analytic counts of model calls. */
+export interface TaskScripts {
+  /** For a model with `capabilities.toolCalls: false` driven by the ReAct planner: one call per turn. */
+  readonly react: ScriptFunction;
+  /** For the function-calling planner: every call whose inputs are known, in parallel, one turn per level. */
+  readonly native: ScriptFunction;
+  /** For the function-calling planner with the plan tool offered: one plan, then the answer. */
+  readonly plan: ScriptFunction;
+  /** Number of calls (n). */
+  readonly callCount: number;
+  /** Length of the longest chain of dependent calls. */
+  readonly depth: number;
+  /** Model calls each mode makes: ReAct n + 1, native depth + 1, plan 2. */
+  readonly roundTrips: { readonly react: number; readonly native: number; readonly plan: number };
+}
+
+const REFERENCE = /^\$ref:([A-Za-z0-9_-]+)((?:\.[^.]+)*)$/;
+const FAILURE = /^(Error|Blocked|Timeout|Aborted|Skipped) \([a-z_]+\): /;
+
+/**
+ * Scripts a task (a set of tool calls with dependencies) for the three ways an agent can run it, so that
+ * benchmarks and demos compare ReAct, native parallel function calling and plan mode on the same task. Each
+ * script is a function of the request: it reads what the tools returned from the history (tool messages, or
+ * ReAct `Observation:` messages, or the plan result's `results` / `errors`), copies observed values into later
+ * arguments, and computes the answer with `answer` from what it observed, so a wrong tool result gives a wrong
+ * answer. The formats are those of `@org/planner` (the JSON ReAct decision) and `@org/plan-executor` (the plan).
+ *
+ * @example
+ * const scripts = createTaskScripts({
+ *   calls: [
+ *     { id: 'paris', toolName: 'get_weather', arguments: { city: 'Paris' } },
+ *     { id: 'rome', toolName: 'get_weather', arguments: { city: 'Rome' } },
+ *     { id: 'compare', toolName: 'compare', arguments: { first: '$ref:paris', second: '$ref:rome' } },
+ *   ],
+ *   answer: ({ outputs }) => String(outputs.compare),
+ * });
+ * const model = createScriptedModel({ script: scripts.native }); // 3 calls: depth 2 + 1
+ */
+export function createTaskScripts(options: TaskScriptOptions): TaskScripts {
+  const calls = options.calls;
+  const levels = new Map<string, number>();
+  const referenced = new Set<string>();
+  calls.forEach((call, index) => {
+    const path = `calls[${index}]`;
+    if (typeof call.id !== 'string' || !/^[A-Za-z0-9_-]+$/.test(call.id)) {
+      throw new InvalidScriptError({
+        path: `${path}.id`,
+        message: 'must be a non-empty id of letters, digits, _ or -.',
+      });
+    }
+    if (levels.has(call.id))
+      throw new InvalidScriptError({ path: `${path}.id`, message: `duplicates '${call.id}'.` });
+    if (typeof call.toolName !== 'string' || call.toolName === '') {
+      throw new InvalidScriptError({ path: `${path}.toolName`, message: 'must be a non-empty string.' });
+    }
+    let level = 1;
+    for (const target of referencesIn(call.arguments)) {
+      const targetLevel = levels.get(target);
+      if (targetLevel === undefined) {
+        throw new InvalidScriptError({
+          path: `${path}.arguments`,
+          message: `references '${target}', which is not an earlier call. List calls after the calls they reference.`,
+        });
+      }
+      referenced.add(target);
+      level = Math.max(level, targetLevel + 1);
+    }
+    levels.set(call.id, level);
+  });
+  if (calls.length === 0)
+    throw new InvalidScriptError({ path: 'calls', message: 'a task needs at least one call.' });
+  const depth = Math.max(...levels.values());
+  const outputSteps =
+    options.outputSteps ?? calls.filter((call) => !referenced.has(call.id)).map((call) => call.id);
+  for (const id of outputSteps) {
+    if (!levels.has(id))
+      throw new InvalidScriptError({ path: 'outputSteps', message: `names unknown call '${id}'.` });
+  }
+  const planToolName = options.planToolName ?? 'execute_tool_plan';
+  const thought = options.thought ?? ((call: TaskCall) => `I call ${call.toolName}.`);
+
+  const native: ScriptFunction = (request) => {
+    const observed = observedFromToolMessages(request.messages);
+    const round = request.messages.filter(
+      (message) => message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0,
+    ).length;
+    if (round >= depth) return { text: options.answer(observed) };
+    const due = calls.filter((call) => levels.get(call.id) === round + 1);
+    return {
+      toolCalls: due.map((call) => ({
+        id: call.id,
+        toolName: call.toolName,
+        arguments: resolveArguments(call.arguments, observed),
+      })),
+    };
+  };
+
+  const react: ScriptFunction = (request) => {
+    const observations = request.messages.filter(
+      (message) => message.role === 'user' && message.content.startsWith('Observation: '),
+    );
+    const observed: { outputs: Record<string, unknown>; errors: Record<string, string> } = {
+      outputs: {},
+      errors: {},
+    };
+    observations.forEach((message, index) => {
+      const call = calls[index];
+      if (call !== undefined) record(observed, call.id, message.content.slice('Observation: '.length));
+    });
+    const next = calls[observations.length];
+    if (next === undefined) {
+      return {
+        text: JSON.stringify({
+          thought: 'I have what I need.',
+          type: 'final_answer',
+          answer: options.answer(observed),
+        }),
+      };
+    }
+    return {
+      text: JSON.stringify({
+        thought: thought(next),
+        type: 'call_tool',
+        tool: next.toolName,
+        args: resolveArguments(next.arguments, observed),
+      }),
+    };
+  };
+
+  const plan: ScriptFunction = (request): ScriptedTurn => {
+    const result = request.messages.find((message) => message.role === 'tool');
+    if (result === undefined) {
+      return {
+        toolCalls: [
+          {
+            toolName: planToolName,
+            arguments: {
+              steps: calls.map((call) => ({ id: call.id, tool: call.toolName, arguments: call.arguments })),
+              output_steps: outputSteps,
+            },
+          },
+        ],
+      };
+    }
+    return { text: options.answer(observedFromPlanResult(result.content)) };
+  };
+
+  return {
+    react,
+    native,
+    plan,
+    callCount: calls.length,
+    depth,
+    roundTrips: { react: calls.length + 1, native: depth + 1, plan: 2 },
+  };
+}
+
+function referencesIn(value: unknown): string[] {
+  if (typeof value === 'string') {
+    const match = REFERENCE.exec(value);
+    return match?.[1] === undefined ? [] : [match[1]];
+  }
+  if (Array.isArray(value)) return value.flatMap(referencesIn);
+  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(referencesIn);
+  return [];
+}
+
+function resolveArguments(
+  args: Readonly<Record<string, unknown>>,
+  observed: TaskOutputs,
+): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args).map(([key, value]) => [key, resolve(value, observed)]));
+}
+
+function resolve(value: unknown, observed: TaskOutputs): unknown {
+  if (typeof value === 'string') {
+    const match = REFERENCE.exec(value);
+    if (match?.[1] === undefined) return value;
+    let current: unknown = observed.outputs[match[1]];
+    for (const field of (match[2] ?? '').split('.').filter((part) => part !== '')) {
+      current =
+        typeof current === 'object' && current !== null
+          ? (current as Record<string, unknown>)[field]
+          : undefined;
+    }
+    return current ?? null;
+  }
+  if (Array.isArray(value)) return value.map((item) => resolve(item, observed));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolve(item, observed)]));
+  }
+  return value;
+}
+
+function parseContent(content: string): unknown {
+  try {
+    return JSON.parse(content);
+  } catch {
+    return content;
+  }
+}
+
+function record(
+  observed: { outputs: Record<string, unknown>; errors: Record<string, string> },
+  id: string,
+  content: string,
+  isError = FAILURE.test(content),
+): void {
+  if (isError) observed.errors[id] = content;
+  else observed.outputs[id] = parseContent(content);
+}
+
+function observedFromToolMessages(messages: ModelRequest['messages']): TaskOutputs {
+  const observed = { outputs: {} as Record<string, unknown>, errors: {} as Record<string, string> };
+  for (const message of messages as readonly Message[]) {
+    if (message.role === 'tool')
+      record(observed, message.toolCallId, message.content, message.isError === true);
+  }
+  return observed;
+}
+
+function observedFromPlanResult(content: string): TaskOutputs {
+  const parsed = parseContent(content);
+  if (typeof parsed !== 'object' || parsed === null) return { outputs: {}, errors: {} };
+  const body = parsed as { results?: Record<string, unknown>; errors?: Record<string, unknown> };
+  const errors: Record<string, string> = {};
+  for (const [id, error] of Object.entries(body.errors ?? {})) {
+    errors[id] = typeof error === 'string' ? error : JSON.stringify(error);
+  }
+  return { outputs: body.results ?? {}, errors };
+}
