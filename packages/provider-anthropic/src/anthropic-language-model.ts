@@ -2,6 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { Message } from '@anthropic-ai/sdk/resources/messages';
 import {
   AbortedError,
+  errorMessageOf,
   type LanguageModel,
   type ModelCapabilities,
   type ModelRequest,
@@ -11,6 +12,7 @@ import {
   type StreamPart,
 } from '@org/core';
 import { type BuiltRequest, buildRequest } from './build-request.js';
+import { InvalidProviderOptionsError } from './invalid-provider-options-error.js';
 import { type ErrorContext, mapAnthropicError } from './map-error.js';
 import { mapMessage } from './map-response.js';
 import { type ResolvedRetryOptions, withRetries } from './retry.js';
@@ -145,7 +147,14 @@ export class AnthropicLanguageModel implements LanguageModel {
   #client(signal: AbortSignal | undefined): Anthropic {
     if (signal?.aborted === true)
       throw new AbortedError({ operation: this.#operation(), cause: signal.reason });
-    return this.#config.getClient();
+    try {
+      return this.#config.getClient();
+    } catch (error) {
+      throw new InvalidProviderOptionsError({
+        option: 'clientOptions',
+        message: `The Anthropic SDK client could not be created: ${errorMessageOf(error)}`,
+      });
+    }
   }
 
   #operation(): string {

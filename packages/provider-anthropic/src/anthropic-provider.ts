@@ -93,8 +93,12 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
   let client: Anthropic | undefined = given;
   const getClient = (): Anthropic => {
     if (client !== undefined) return client;
-    const apiKey = options.apiKey ?? readEnvironment('ANTHROPIC_API_KEY');
+    // Another credential in clientOptions (authToken, credentials, config, profile) replaces the environment key.
+    const apiKey =
+      options.apiKey ?? (hasOtherCredential(options) ? undefined : readEnvironment('ANTHROPIC_API_KEY'));
     registerSecret(apiKey);
+    const authToken = options.clientOptions?.authToken;
+    if (typeof authToken === 'string') registerSecret(authToken);
     client = new Anthropic({
       ...options.clientOptions,
       logger: redactingLogger(options.clientOptions?.logger ?? console),
@@ -152,7 +156,21 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
  */
 export const anthropic: AnthropicProvider = createAnthropic();
 
+const OTHER_CREDENTIALS = ['authToken', 'credentials', 'config', 'profile'] as const;
+
+function hasOtherCredential(options: AnthropicProviderOptions): boolean {
+  return OTHER_CREDENTIALS.some((key) => options.clientOptions?.[key] != null);
+}
+
 function validateOptions(options: AnthropicProviderOptions): void {
+  if (options.apiKey !== undefined && hasOtherCredential(options)) {
+    throw new InvalidProviderOptionsError({
+      option: 'apiKey',
+      message:
+        `createAnthropic got an apiKey and another credential in clientOptions ` +
+        `(${OTHER_CREDENTIALS.filter((key) => options.clientOptions?.[key] != null).join(', ')}); pass only one.`,
+    });
+  }
   if (options.client !== undefined) {
     const conflicts = CLIENT_CONFLICTS.filter((key) => options[key] !== undefined);
     if (conflicts.length > 0) {

@@ -87,11 +87,26 @@ export function prepareTools(options: {
     });
   }
 
+  // A model declared without parallel calls cannot honour `true`: the flag is left out and that is reported.
+  const parallelIgnored = options.parallelToolCalls === true && !options.capabilities.parallelToolCalls;
   const parallel =
-    options.parallelToolCalls === undefined ? {} : { disable_parallel_tool_use: !options.parallelToolCalls };
+    options.parallelToolCalls === undefined || parallelIgnored
+      ? {}
+      : { disable_parallel_tool_use: !options.parallelToolCalls };
+  const parallelAdjustments: Adjustment[] = parallelIgnored
+    ? [
+        {
+          kind: 'setting-ignored',
+          message:
+            `parallelToolCalls: true was not sent: '${options.modelId}' is declared without parallel tool calls ` +
+            `(capabilities.parallelToolCalls: false).`,
+          details: { setting: 'parallelToolCalls', value: true },
+        },
+      ]
+    : [];
 
   if (support === 'native') {
-    return { ...empty, tools, toolChoice: nativeChoice(choice, parallel) };
+    return { ...empty, tools, toolChoice: nativeChoice(choice, parallel), adjustments: parallelAdjustments };
   }
 
   const instruction = emulationInstruction(choice);
@@ -102,6 +117,7 @@ export function prepareTools(options: {
     rejectToolCalls: choice.type === 'none',
     onlyToolName: choice.type === 'tool' ? choice.toolName : undefined,
     adjustments: [
+      ...parallelAdjustments,
       {
         kind: 'tool-choice-emulated',
         message:

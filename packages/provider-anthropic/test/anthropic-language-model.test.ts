@@ -240,6 +240,21 @@ describe('tool choice on the wire', () => {
     }
   });
 
+  it('leaves out parallelToolCalls: true on a model declared without parallel calls, and reports it', async () => {
+    server.enqueue(jsonReply(textAnswer('ok')));
+    const response = await testProvider(server)('single-call', {
+      capabilities: { parallelToolCalls: false },
+    }).generate({
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [weather],
+      parallelToolCalls: true,
+    });
+    expect(lastBody().tool_choice).toEqual({ type: 'auto' });
+    expect(response.adjustments).toMatchObject([
+      { kind: 'setting-ignored', details: { setting: 'parallelToolCalls' } },
+    ]);
+  });
+
   it('sends strict on tools that ask for it', async () => {
     server.enqueue(jsonReply(textAnswer('ok')));
     await testProvider(server)('m').generate({
@@ -621,6 +636,11 @@ describe('provider options', () => {
       () => createAnthropic({ retry: { maxWaitMs: -3 } }),
       () => testProvider(server)(''),
       () => testProvider(server)('m', { maxOutputTokens: 0 }),
+      () =>
+        createAnthropic({
+          apiKey: 'sk-ant-a-key-0123456789',
+          clientOptions: { authToken: 'a-token-0123456789' },
+        }),
     ].map((attempt, index) => [attempt, String(index)]);
     for (const [attempt] of attempts) {
       let thrown: unknown;
