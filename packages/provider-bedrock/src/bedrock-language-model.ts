@@ -134,13 +134,13 @@ export class BedrockLanguageModel implements LanguageModel {
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<StreamPart, void, undefined> {
-    // Closes the HTTP/2 stream when the consumer stops early, and follows the caller's signal.
+    // Follows the caller's signal, and closes the HTTP/2 stream whenever this generator ends: the consumer stopped
+    // early, or the answer failed while the server was still sending.
     const controller = new AbortController();
     const onAbort = (): void => controller.abort(request.signal?.reason);
     if (request.signal?.aborted) onAbort();
     request.signal?.addEventListener('abort', onAbort, { once: true });
     const linked: ModelRequest = { ...request, signal: controller.signal };
-    let finished = false;
     try {
       let prepared: PreparedRequest;
       let events: AsyncIterable<ConverseStreamOutput>;
@@ -153,7 +153,6 @@ export class BedrockLanguageModel implements LanguageModel {
           events = await this.openStream(prepared, linked);
         }
       } catch (error) {
-        finished = true;
         yield { type: 'error', error: toError(error, this.modelId) };
         return;
       }
@@ -166,22 +165,17 @@ export class BedrockLanguageModel implements LanguageModel {
       try {
         for await (const event of events) {
           for (const part of assembler.push(event)) yield part;
-          if (assembler.failed) {
-            finished = true;
-            return;
-          }
+          if (assembler.failed) return;
         }
       } catch (error) {
-        finished = true;
         yield request.signal?.aborted ? abortedPart(this.modelId, request.signal) : assembler.fail(error);
         return;
       }
-      finished = true;
       // An abort can end the SDK's event stream quietly, as if the answer were complete.
       yield request.signal?.aborted ? abortedPart(this.modelId, request.signal) : assembler.end();
     } finally {
       request.signal?.removeEventListener('abort', onAbort);
-      if (!finished) controller.abort();
+      controller.abort();
     }
   }
 

@@ -61,6 +61,8 @@ export interface RecordedRequest {
 export interface FakeBedrockServer {
   readonly url: string;
   readonly requests: RecordedRequest[];
+  /** How many held-open answers (`hang`) ended because the client went away. */
+  readonly released: () => number;
   /** Queues answers; a function is called with the request to choose its answer (e.g. by operation). */
   enqueue(...responses: Array<FakeResponse | ((request: RecordedRequest) => FakeResponse)>): void;
   close(): Promise<void>;
@@ -96,6 +98,7 @@ export function encodeException(exception: string, payload: unknown): Uint8Array
 export async function startFakeBedrock(): Promise<FakeBedrockServer> {
   const queue: Array<FakeResponse | ((request: RecordedRequest) => FakeResponse)> = [];
   const requests: RecordedRequest[] = [];
+  const counters = { released: 0 };
   const sessions = new Set<http2.ServerHttp2Session>();
   const server = http2.createServer();
   server.on('session', (session) => {
@@ -127,7 +130,7 @@ export async function startFakeBedrock(): Promise<FakeBedrockServer> {
         status: 500,
         message: 'fake server: no response queued',
       };
-      void respond(stream, next);
+      void respond(stream, next, counters);
     });
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
@@ -135,6 +138,7 @@ export async function startFakeBedrock(): Promise<FakeBedrockServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    released: () => counters.released,
     enqueue: (...responses) => queue.push(...responses),
     close: async () => {
       for (const session of sessions) session.destroy();
@@ -143,7 +147,11 @@ export async function startFakeBedrock(): Promise<FakeBedrockServer> {
   };
 }
 
-async function respond(stream: http2.ServerHttp2Stream, response: FakeResponse): Promise<void> {
+async function respond(
+  stream: http2.ServerHttp2Stream,
+  response: FakeResponse,
+  counters: { released: number },
+): Promise<void> {
   if ('resetBeforeHeaders' in response) {
     // Destroying the session destroys its socket: the client sees the connection die with no answer.
     stream.session?.destroy();
@@ -203,6 +211,7 @@ async function respond(stream: http2.ServerHttp2Stream, response: FakeResponse):
         if (stream.closed) done();
         else stream.on('close', () => done());
       });
+      counters.released++;
       return;
     }
     const bytes =

@@ -566,8 +566,33 @@ describe('malformed streams and in-stream exceptions (item 19)', () => {
   });
 });
 
+describe('closing what was opened', () => {
+  it('44. a consumer that stops reading early closes the HTTP/2 stream', async () => {
+    server.enqueue({ stream: [text(0, 'first'), { hang: true }] });
+    const model = createTestBedrock(server).provider(MODEL_ID);
+    for await (const part of model.stream(REQUEST)) {
+      expect(part).toEqual({ type: 'text-delta', delta: 'first' });
+      break;
+    }
+    await vi.waitFor(() => expect(server.released()).toBe(1));
+  });
+
+  it('45. an abort mid-stream ends with AbortedError and closes the stream', async () => {
+    server.enqueue({ stream: [text(0, 'partial'), { hang: true }] });
+    const controller = new AbortController();
+    const model = createTestBedrock(server).provider(MODEL_ID);
+    const parts: StreamPart[] = [];
+    for await (const part of model.stream({ ...REQUEST, signal: controller.signal })) {
+      parts.push(part);
+      if (part.type === 'text-delta') controller.abort(new Error('user cancelled'));
+    }
+    expect(AbortedError.isInstance(lastError(parts))).toBe(true);
+    await vi.waitFor(() => expect(server.released()).toBe(1));
+  });
+});
+
 describe('a planted secret appears nowhere (item 20)', () => {
-  it('43. secret key and session token echoed by the service are in no error, part, inspection or log line', async () => {
+  it('46. secret key and session token echoed by the service are in no error, part, inspection or log line', async () => {
     const logged: string[] = [];
     const spies = (['log', 'info', 'warn', 'error', 'debug'] as const).map((method) =>
       vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
