@@ -134,6 +134,41 @@ export class BedrockLanguageModel implements LanguageModel {
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<StreamPart, void, undefined> {
+    if (!this.capabilities.streaming) {
+      yield* this.streamFromGenerate(request);
+      return;
+    }
+    yield* this.streamConverse(request);
+  }
+
+  /**
+   * For a model declared with `streaming: false` (some Bedrock models refuse tool use in ConverseStream): one
+   * Converse call, replayed as stream parts.
+   */
+  private async *streamFromGenerate(request: ModelRequest): AsyncGenerator<StreamPart, void, undefined> {
+    let response: ModelResponse;
+    try {
+      response = await this.generate(request);
+    } catch (error) {
+      yield { type: 'error', error: toError(error, this.modelId) };
+      return;
+    }
+    if (response.text !== '') yield { type: 'text-delta', delta: response.text };
+    for (const toolCall of response.toolCalls) {
+      yield { type: 'tool-call-start', toolCallId: toolCall.id, toolName: toolCall.toolName };
+      yield { type: 'tool-call-delta', toolCallId: toolCall.id, argumentsDelta: toolCall.arguments };
+      yield { type: 'tool-call', toolCall };
+    }
+    yield {
+      type: 'finish',
+      finishReason: response.finishReason,
+      ...(response.rawFinishReason === undefined ? {} : { rawFinishReason: response.rawFinishReason }),
+      usage: response.usage,
+      adjustments: response.adjustments,
+    };
+  }
+
+  private async *streamConverse(request: ModelRequest): AsyncGenerator<StreamPart, void, undefined> {
     // Follows the caller's signal, and closes the HTTP/2 stream whenever this generator ends: the consumer stopped
     // early, or the answer failed while the server was still sending.
     const controller = new AbortController();

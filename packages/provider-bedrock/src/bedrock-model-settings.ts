@@ -43,7 +43,9 @@ export interface BedrockModelSettings {
   /**
    * What this model can do, merged onto the adapter's declaration with `mergeCapabilities`. Bedrock serves many
    * model families behind one API and some reject `toolChoice` `any` / `tool`: declare it here
-   * (`{ toolChoice: { required: 'unsupported' } }` or `'emulated'`). Nothing is guessed from the model id.
+   * (`{ toolChoice: { required: 'unsupported' } }` or `'emulated'`). A model that refuses tool use in
+   * ConverseStream is declared `{ streaming: false }`: `stream()` then makes one Converse call and replays it as
+   * parts. Nothing is guessed from the model id.
    */
   readonly capabilities?: ModelCapabilitiesOverride;
   /** How tool choice `none` is sent. Default `instruct-and-reject`. */

@@ -404,6 +404,32 @@ describe('model ids, region, credentials and clients', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('a model declared streaming: false streams by replaying one Converse call', async () => {
+    server.enqueue(
+      answer(
+        [
+          { text: 'Calling.' },
+          { toolUse: { toolUseId: 't1', name: 'get_weather', input: { city: 'Oslo' } } },
+        ],
+        'tool_use',
+      ),
+    );
+    const model = createTestBedrock(server).provider('meta.llama3-1-70b-instruct-v1:0', {
+      capabilities: { streaming: false },
+    });
+    const parts = [];
+    for await (const part of model.stream({ messages: [{ role: 'user', content: 'x' }], tools: [TOOL] }))
+      parts.push(part);
+    expect(server.requests.map((request) => request.operation)).toEqual(['converse']);
+    expect(parts).toEqual([
+      { type: 'text-delta', delta: 'Calling.' },
+      { type: 'tool-call-start', toolCallId: 't1', toolName: 'get_weather' },
+      { type: 'tool-call-delta', toolCallId: 't1', argumentsDelta: '{"city":"Oslo"}' },
+      { type: 'tool-call', toolCall: { id: 't1', toolName: 'get_weather', arguments: '{"city":"Oslo"}' } },
+      expect.objectContaining({ type: 'finish', finishReason: 'tool-calls', rawFinishReason: 'tool_use' }),
+    ]);
+  });
+
   it('retry options are checked', () => {
     expect(() => createTestBedrock(server, { retry: { maxRetries: -1 } }).provider('m')).toThrow(
       /retry.maxRetries/,
