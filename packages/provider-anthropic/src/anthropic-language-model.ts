@@ -36,13 +36,13 @@ export interface AnthropicModelConfig {
  * A `LanguageModel` over the Anthropic Messages API. Create it with `anthropic(modelId)` or
  * `createAnthropic(options)(modelId)`; see the package README for the wire mapping.
  *
- * @example
- * const model: AnthropicLanguageModel = anthropic('claude-sonnet-5-5');
- * const response = await model.generate({ messages: [{ role: 'user', content: 'Hello' }] });
- *
  * `generate` sends one non-streaming request; `stream` reads the SSE stream and yields core parts, ending with
  * exactly one `finish` or `error` part (it never throws). Requests that fail before the answer starts are retried
  * by the adapter (the SDK's own retries are turned off per request so that the retry budget is honoured).
+ *
+ * @example
+ * const model: AnthropicLanguageModel = anthropic('claude-sonnet-5-5');
+ * const response = await model.generate({ messages: [{ role: 'user', content: 'Hello' }] });
  */
 export class AnthropicLanguageModel implements LanguageModel {
   readonly specificationVersion = SPECIFICATION_VERSION;

@@ -3,6 +3,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { convertMessages } from './convert-messages.js';
 
+// 1,000 runs in CI; `pnpm test:stress` sets FC_NUM_RUNS=100000. fast-check prints the seed of a failure.
+const numRuns = Number(process.env.FC_NUM_RUNS ?? 1000);
+
 type WireBlock = { type: string; id?: string; tool_use_id?: string };
 
 const toolCall = fc.record({
@@ -91,7 +94,7 @@ describe('convertMessages', () => {
         expect(system?.length ?? 0).toBe(systemCount);
         expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       }),
-      { numRuns: 1000 },
+      { numRuns },
     );
   });
 
@@ -115,7 +118,7 @@ describe('convertMessages', () => {
         expect(reasons.includes('empty-assistant-message-dropped')).toBe(emptyAssistant);
         for (const adjustment of adjustments) expect(adjustment.kind).toBe('history-rewritten');
       }),
-      { numRuns: 1000 },
+      { numRuns },
     );
   });
 

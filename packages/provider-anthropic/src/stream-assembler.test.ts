@@ -5,6 +5,9 @@ import { MalformedStreamError } from './malformed-stream-error.js';
 import { StreamAssembler, type StreamEvent } from './stream-assembler.js';
 import { ACCEPT_ALL_TOOL_CALLS } from './tool-call-policy.js';
 
+// 1,000 runs in CI; `pnpm test:stress` sets FC_NUM_RUNS=100000. fast-check prints the seed of a failure.
+const numRuns = Number(process.env.FC_NUM_RUNS ?? 1000);
+
 type Block = { kind: 'text'; text: string } | { kind: 'tool'; id: string; name: string; args: string };
 
 const jsonObject = fc
@@ -123,7 +126,7 @@ describe('StreamAssembler', () => {
         });
         expect(parts.filter((part) => part.type === 'finish' || part.type === 'error')).toHaveLength(1);
       }),
-      { numRuns: 1000 },
+      { numRuns },
     );
   });
 
@@ -156,7 +159,7 @@ describe('StreamAssembler', () => {
           }
         },
       ),
-      { numRuns: 1000 },
+      { numRuns },
     );
   });
 
@@ -190,7 +193,7 @@ describe('StreamAssembler', () => {
           }
         },
       ),
-      { numRuns: 1000 },
+      { numRuns },
     );
   });
 
