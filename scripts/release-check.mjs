@@ -5,8 +5,9 @@
 //      --head) into a temp dir, makes it a git repository, and installs it with pnpm from the local store
 //   2. starts Verdaccio (6.8.0, installed in isolation under .tmp/) on 127.0.0.1 on a free port, serving only
 //      @org/* with no uplinks, and creates a user whose token goes into the copy's .npmrc
-//   3. in the copy: writes a patch changeset for @org/core unless one already names it, runs
-//      `changeset version`, builds, and runs `changeset publish` against Verdaccio (what `pnpm release` does)
+//   3. in the copy: builds with turbo (reading, never writing, the repository's turbo cache), writes a patch
+//      changeset for @org/core unless one already names it, runs `changeset version`, then `changeset publish`
+//      against Verdaccio (what the release workflow's `pnpm release` does after the version PR is merged)
 //   4. checks every publishable package landed at its new version, with its git tag
 //   5. installs @org/core from Verdaccio into an empty project and calls toToolChoice('any')
 //   6. stops Verdaccio and removes every temp dir, on success, failure, Ctrl-C or SIGTERM
@@ -100,6 +101,20 @@ async function main() {
     }
   }
 
+  // Build before `changeset version`: versions do not change build output, and the unchanged package.json
+  // files let turbo reuse the real repository's cache (read-only) for packages already built there.
+  const repoCache = path.join(repoRoot, '.turbo', 'cache');
+  const cacheFlags = existsSync(repoCache) ? [`--cache-dir=${repoCache}`, '--cache=local:r'] : [];
+  log(`turbo run build (in the copy${cacheFlags.length > 0 ? ', reading the repository turbo cache' : ''})`);
+  const filters = releasing.length < all.length ? releasing.map((pkg) => `--filter=${pkg.name}`) : [];
+  const build = await run(
+    path.join(copy, 'node_modules', '.bin', 'turbo'),
+    ['run', 'build', '--output-logs=errors-only', ...cacheFlags, ...filters],
+    { cwd: copy, env: baseEnv, timeoutMs: 300_000 },
+  );
+  const summary = build.stdout.match(/Tasks:\s+(.*)\n\s*Cached:\s+(.*)/);
+  if (summary) log(`built: ${summary[1].trim()}; cached: ${summary[2].trim()}`);
+
   const changeset = ensureChangesetFor(copy, CONSUMER_PACKAGE);
   log(changeset.written ? `wrote ${changeset.file} (patch for ${CONSUMER_PACKAGE})` : changeset.note);
   const before = new Map(releasing.map((pkg) => [pkg.name, pkg.version]));
@@ -125,18 +140,6 @@ async function main() {
   }
   log(
     `versions: ${versioned.map((pkg) => `${pkg.name} ${before.get(pkg.name)} -> ${pkg.version}`).join(', ')}`,
-  );
-
-  log('turbo run build (in the copy)');
-  const filters = releasing.length < all.length ? releasing.map((pkg) => `--filter=${pkg.name}`) : [];
-  await run(
-    path.join(copy, 'node_modules', '.bin', 'turbo'),
-    ['run', 'build', '--output-logs=errors-only', ...filters],
-    {
-      cwd: copy,
-      env: baseEnv,
-      timeoutMs: 300_000,
-    },
   );
 
   const { bin, installed } = await verdaccioInstall;
