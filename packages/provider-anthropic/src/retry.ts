@@ -53,8 +53,7 @@ export function defaultSleep(delayMs: number, signal?: AbortSignal): Promise<voi
 /**
  * Runs `attempt` and retries it while the mapped error is retryable and the budget allows: the server's
  * `retry-after-ms` / `retry-after` wait when it names one (failing fast when that exceeds `maxWaitMs`), otherwise
- * exponential backoff with jitter. `x-should-retry` from the server overrides the decision either way (the mapping
- * folds it into `retryable`).
+ * exponential backoff with jitter. `x-should-retry` from the server overrides the decision either way.
  */
 export async function withRetries<T>(
   attempt: () => Promise<T>,
@@ -70,8 +69,8 @@ export async function withRetries<T>(
       return await attempt();
     } catch (thrown) {
       const error = options.mapError(thrown);
-      if (!error.retryable || AbortedError.isInstance(error) || retriesDone >= options.retry.maxRetries)
-        throw error;
+      const retry = serverSaysRetry(thrown) ?? error.retryable;
+      if (!retry || AbortedError.isInstance(error) || retriesDone >= options.retry.maxRetries) throw error;
       const serverWait = serverRequestedWait(thrown, error);
       if (serverWait !== undefined && serverWait > options.retry.maxWaitMs) throw error;
       const delay = serverWait ?? backoff(retriesDone, options.retry);
@@ -86,9 +85,19 @@ export async function withRetries<T>(
   }
 }
 
+/** `x-should-retry: true` / `false` from the server, which overrides the error's own verdict (as the SDK does). */
+function serverSaysRetry(thrown: unknown): boolean | undefined {
+  const value = headersOf(thrown)?.get?.('x-should-retry');
+  return value === 'true' ? true : value === 'false' ? false : undefined;
+}
+
+function headersOf(thrown: unknown): { get?(name: string): string | null } | undefined {
+  return (thrown as { headers?: { get?(name: string): string | null } } | null)?.headers;
+}
+
 function serverRequestedWait(thrown: unknown, error: OrgError): number | undefined {
   if (RateLimitError.isInstance(error) && error.retryAfterMs !== undefined) return error.retryAfterMs;
-  const headers = (thrown as { headers?: { get?(name: string): string | null } } | null)?.headers;
+  const headers = headersOf(thrown);
   if (headers?.get === undefined) return undefined;
   return retryAfterMsFrom((key) => headers.get?.(key) ?? undefined);
 }

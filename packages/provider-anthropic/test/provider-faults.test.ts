@@ -196,6 +196,16 @@ describe('17. server errors retried, client errors not', () => {
     expect(sleeps.waits[1]).toBeGreaterThan(sleeps.waits[0] ?? 0);
   });
 
+  it('retries even a 401 when the server says x-should-retry: true', async () => {
+    server.enqueue(
+      errorReply(401, 'authentication_error', 'token being rotated', { 'x-should-retry': 'true' }),
+      okJson,
+    );
+    const response = await testProvider(server, { maxRetries: 1 })('m').generate(request);
+    expect(response.text).toBe('Sunny in Paris.');
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('400 → InvalidRequestError with the API’s own message, no retry', async () => {
     server.enqueue(
       errorReply(
