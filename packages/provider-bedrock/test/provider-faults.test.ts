@@ -566,6 +566,49 @@ describe('malformed streams and in-stream exceptions (item 19)', () => {
   });
 });
 
+describe('hostile or unusual answers', () => {
+  it('47. a tool input holding __proto__ / constructor keys is passed on as text, and no prototype changes', async () => {
+    const hostile =
+      '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"city":"Paris"}';
+    server.enqueue(
+      {
+        json: JSON.parse(
+          `{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"t1","name":"get_weather","input":${hostile}}}]}},"stopReason":"tool_use","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2}}`,
+        ),
+      },
+      {
+        stream: [toolStart(0, 't2', 'get_weather'), toolInput(0, hostile), stop(0), messageStop('tool_use')],
+      },
+    );
+    const model = createTestBedrock(server).provider(MODEL_ID);
+    const generated = await model.generate(REQUEST);
+    const parts = await streamParts();
+    // Converse (generate): the SDK's JSON document deserializer assigns keys, so it drops a "__proto__" key (and
+    // pollutes nothing); the rest arrives as plain data. ConverseStream: the raw input text is passed on as is.
+    expect(generated.toolCalls[0]?.arguments).toBe(
+      '{"constructor":{"prototype":{"polluted":true}},"city":"Paris"}',
+    );
+    expect(parts.find((part) => part.type === 'tool-call')).toMatchObject({
+      toolCall: { arguments: hostile },
+    });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.prototype).not.toHaveProperty('polluted');
+  });
+
+  it('48. a guardrail intervention is a content-filter finish with the raw reason kept', async () => {
+    server.enqueue({
+      json: {
+        output: { message: { role: 'assistant', content: [{ text: 'Sorry, I cannot help with that.' }] } },
+        stopReason: 'guardrail_intervened',
+        usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+      },
+    });
+    const response = await createTestBedrock(server).provider(MODEL_ID).generate(REQUEST);
+    expect(response.finishReason).toBe('content-filter');
+    expect(response.rawFinishReason).toBe('guardrail_intervened');
+  });
+});
+
 describe('closing what was opened', () => {
   it('44. a consumer that stops reading early closes the HTTP/2 stream', async () => {
     server.enqueue({ stream: [text(0, 'first'), { hang: true }] });
