@@ -84,6 +84,18 @@ export function registerToolChoiceMatrix(harness: ConformanceHarness): void {
     }
 
     for (const callMode of CALL_MODES) {
+      it(`no tools offered: none on the wire, and no tool choice · ${callMode}`, async () => {
+        await withFixture(harness, async (fixture) => {
+          fixture.enqueue({ type: 'response', text: 'Hello!', usage: { inputTokens: 8, outputTokens: 2 } });
+          const response = await callModel(fixture.model, { messages: HISTORY_WITHOUT_TOOL_CALLS }, callMode);
+          expect(response.text).toBe('Hello!');
+          expect(response.toolCalls).toEqual([]);
+          const [wire] = fixture.requests();
+          expect(wire?.tools, 'no tools on the wire').toEqual([]);
+          expect(wire?.toolChoice, 'no tool choice on the wire').toBeUndefined();
+        });
+      });
+
       it(`a named tool that is not offered is refused before sending · ${callMode}`, async () => {
         await withFixture(harness, async (fixture) => {
           const error = await errorOfCall(

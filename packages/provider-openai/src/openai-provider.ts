@@ -76,7 +76,7 @@ export const OPENAI_DEFAULT_CAPABILITIES: ModelCapabilities = Object.freeze({
 
 /**
  * Creates an OpenAI provider. The SDK client is created on the first call (so importing never fails for want of
- * a key); the API key, given or from `OPENAI_API_KEY`, is registered as a secret at once.
+ * a key, and `OPENAI_API_KEY` is read then); the API key is registered as a secret.
  *
  * @example
  * import { createOpenAI } from '@org/provider-openai';
@@ -91,14 +91,16 @@ export const OPENAI_DEFAULT_CAPABILITIES: ModelCapabilities = Object.freeze({
  */
 export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvider {
   const provider = options.name ?? 'openai';
-  const apiKey = options.apiKey ?? (options.client ? undefined : process.env.OPENAI_API_KEY);
-  registerSecret(apiKey);
+  registerSecret(options.apiKey ?? process.env.OPENAI_API_KEY);
   if (options.client) registerSecret(options.client.apiKey);
   const retry = resolveRetryOptions(options.retry, options.maxRetries);
 
   let client: OpenAI | undefined = options.client;
   const getClient = (): OpenAI => {
     if (client !== undefined) return client;
+    // Read at first use, not at import: the default instance is created before an app loads its environment.
+    const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
+    registerSecret(apiKey);
     if (apiKey === undefined || apiKey === '') {
       throw new AuthenticationError({
         provider,

@@ -547,6 +547,32 @@ describe('createOpenAI', () => {
     }
   });
 
+  it('reads OPENAI_API_KEY at the first call; sends organization, project and extra headers', async () => {
+    const server = await startFakeOpenAIServer();
+    const saved = process.env.OPENAI_API_KEY;
+    delete process.env.OPENAI_API_KEY;
+    try {
+      const provider = createOpenAI({
+        baseURL: server.baseURL,
+        organization: 'org-acme',
+        project: 'proj_tools',
+        headers: { 'x-team': 'agents' },
+      });
+      process.env.OPENAI_API_KEY = 'sk-set-after-import-0000';
+      server.enqueue(TEXT);
+      await provider('gpt-test').generate({ messages: USER_ONLY });
+      const { headers } = server.received[0]!;
+      expect(headers.authorization).toBe('Bearer sk-set-after-import-0000');
+      expect(headers['openai-organization']).toBe('org-acme');
+      expect(headers['openai-project']).toBe('proj_tools');
+      expect(headers['x-team']).toBe('agents');
+    } finally {
+      if (saved === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = saved;
+      await server.close();
+    }
+  });
+
   it('provider.chat / provider.responses pick the API; the default is responses', async () => {
     const server = await startFakeOpenAIServer();
     try {
