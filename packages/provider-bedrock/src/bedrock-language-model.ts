@@ -104,9 +104,13 @@ export class BedrockLanguageModel implements LanguageModel {
     this.source = source;
     this.nonePolicy = policy;
     this.capabilities = mergeCapabilities(DEFAULT_BEDROCK_CAPABILITIES, settings.capabilities);
-    this.retry = resolveRetryOptions(settings.retry ?? source.retry, {
-      clientSupplied: source.clientSupplied,
-    });
+    // A model's retry fields override the provider's one by one.
+    this.retry = resolveRetryOptions(
+      { ...source.retry, ...settings.retry },
+      {
+        clientSupplied: source.clientSupplied,
+      },
+    );
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {

@@ -430,6 +430,20 @@ describe('model ids, region, credentials and clients', () => {
     ]);
   });
 
+  it("a model's retry fields override the provider's one by one (the provider's sleep is kept)", async () => {
+    server.enqueue(
+      { errorType: 'ThrottlingException', status: 429, message: 'slow', headers: { 'retry-after': '1' } },
+      { errorType: 'ThrottlingException', status: 429, message: 'slow', headers: { 'retry-after': '1' } },
+    );
+    const { provider, sleeps } = createTestBedrock(server);
+    const error = await provider('m', { retry: { maxRetries: 1 } })
+      .generate({ messages: [{ role: 'user', content: 'x' }] })
+      .catch((thrown: unknown) => thrown);
+    expect((error as Error).name).toBe('RateLimitError');
+    expect(sleeps).toEqual([1000]);
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('retry options are checked', () => {
     expect(() => createTestBedrock(server, { retry: { maxRetries: -1 } }).provider('m')).toThrow(
       /retry.maxRetries/,
