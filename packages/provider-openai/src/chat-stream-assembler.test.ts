@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChatStreamAssembler } from './chat-stream-assembler.js';
 
-const RUNS = Number(process.env.FC_RUNS ?? 1000);
+const RUNS = Number(process.env.FC_NUM_RUNS ?? 1000);
 
 const callsArbitrary = fc
   .uniqueArray(

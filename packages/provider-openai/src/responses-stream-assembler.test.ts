@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ResponsesStreamAssembler } from './responses-stream-assembler.js';
 
-const RUNS = Number(process.env.FC_RUNS ?? 1000);
+const RUNS = Number(process.env.FC_NUM_RUNS ?? 1000);
 
 describe('ResponsesStreamAssembler', () => {
   it('any interleaving of argument deltas of parallel calls assembles the same calls', () => {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseRetryAfterMs } from './retry-after.js';
 
-const RUNS = Number(process.env.FC_RUNS ?? 1000);
+const RUNS = Number(process.env.FC_NUM_RUNS ?? 1000);
 
 describe('parseRetryAfterMs', () => {
   it('seconds (integer or decimal) → milliseconds, rounded up', () => {
