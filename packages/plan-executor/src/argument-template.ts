@@ -16,60 +16,69 @@ export interface ArgumentTemplate {
   readonly nested: boolean;
 }
 
-/** Every reference in a step's arguments and every malformed `$ref:`, with where it was found. */
+/** Every reference site in a step's arguments and every malformed `$ref:`, with where it was found. */
 export interface CompiledArguments {
   readonly template: ArgumentTemplate | undefined;
-  readonly references: readonly { readonly reference: Reference; readonly pathText: string }[];
   readonly malformed: readonly { readonly malformed: MalformedReference; readonly pathText: string }[];
 }
 
-const appendPath = (base: string, key: string | number): string =>
-  typeof key === 'number' ? `${base}[${key}]` : base === '' ? key : `${base}.${key}`;
+const NOTHING: CompiledArguments = Object.freeze({ template: undefined, malformed: Object.freeze([]) });
+
+function pathToText(path: readonly (string | number)[]): string {
+  let text = '';
+  for (const key of path)
+    text = typeof key === 'number' ? `${text}[${key}]` : text === '' ? key : `${text}.${key}`;
+  return text;
+}
+
+/** Calls `visit` for each reference of a site, in order. */
+export function forEachReference(site: TemplateSite, visit: (reference: Reference) => void): void {
+  const template = site.template;
+  if (template.kind === 'whole') visit(template.reference);
+  else for (const part of template.parts) if (typeof part !== 'string') visit(part);
+}
 
 /**
- * Finds every string holding `$ref:` in a step's arguments. Iterative: depth was bounded by the limit checks
- * already, but an explicit stack keeps the walk safe whatever the input.
+ * Finds every string holding `$ref:` in a step's arguments. Recursive, but only after the limit checks have
+ * bounded the depth; strings without references cost one `indexOf` and nothing is allocated for them.
  */
 export function compileArguments(args: Readonly<Record<string, unknown>>): CompiledArguments {
-  const sites: TemplateSite[] = [];
-  const references: { reference: Reference; pathText: string }[] = [];
-  const malformed: { malformed: MalformedReference; pathText: string }[] = [];
-  const stack: { value: unknown; path: (string | number)[]; pathText: string }[] = [
-    { value: args, path: [], pathText: '' },
-  ];
-  while (stack.length > 0) {
-    const { value, path, pathText } = stack.pop()!;
+  let sites: TemplateSite[] | undefined;
+  let malformed: { malformed: MalformedReference; pathText: string }[] | undefined;
+  let nested = false;
+  const path: (string | number)[] = [];
+  const visit = (value: unknown): void => {
     if (typeof value === 'string') {
       const scanned = scanReferences(value);
-      for (const item of scanned.malformed) malformed.push({ malformed: item, pathText });
-      const template = scanned.template;
-      if (template.kind === 'literal') continue;
-      sites.push({ path, pathText, template });
-      if (template.kind === 'whole') references.push({ reference: template.reference, pathText });
-      else {
-        for (const part of template.parts)
-          if (typeof part !== 'string') references.push({ reference: part, pathText });
+      if (scanned.malformed.length > 0) {
+        const pathText = pathToText(path);
+        malformed ??= [];
+        for (const item of scanned.malformed) malformed.push({ malformed: item, pathText });
       }
+      const template = scanned.template;
+      if (template.kind === 'literal') return;
+      if (path.length > 1) nested = true;
+      sites ??= [];
+      sites.push({ path: path.slice(), pathText: pathToText(path), template });
     } else if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index--) {
-        stack.push({ value: value[index], path: [...path, index], pathText: appendPath(pathText, index) });
+      for (let index = 0; index < value.length; index++) {
+        path.push(index);
+        visit(value[index]);
+        path.pop();
       }
     } else if (value !== null && typeof value === 'object') {
-      const keys = Object.keys(value);
-      for (let index = keys.length - 1; index >= 0; index--) {
-        const key = keys[index]!;
-        stack.push({
-          value: (value as Record<string, unknown>)[key],
-          path: [...path, key],
-          pathText: appendPath(pathText, key),
-        });
+      for (const key of Object.keys(value)) {
+        path.push(key);
+        visit((value as Record<string, unknown>)[key]);
+        path.pop();
       }
     }
-  }
+  };
+  visit(args);
+  if (sites === undefined && malformed === undefined) return NOTHING;
   return {
-    template: sites.length === 0 ? undefined : { sites, nested: sites.some((site) => site.path.length > 1) },
-    references,
-    malformed,
+    template: sites === undefined ? undefined : { sites, nested },
+    malformed: malformed ?? NOTHING.malformed,
   };
 }
 

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import {
   AbortedError,
   type Action,
@@ -46,6 +47,10 @@ const PENDING = 0;
 const RUNNING = 1;
 const DONE = 2;
 const NOT_PARSED: unique symbol = Symbol('not-parsed');
+
+type Mutable<T> = { -readonly [Key in keyof T]: T[Key] };
+
+const FAILURE_STATUSES: ReadonlySet<string> = new Set(['error', 'skipped', 'blocked', 'timeout', 'aborted']);
 
 const emptyCounts = (): Record<ObservationStatus, number> => ({
   success: 0,
@@ -106,6 +111,7 @@ class PlanRun {
   private ended = false;
   private abortReason: string | undefined;
   private readonly controller = new AbortController();
+  private readonly planSignal = this.controller.signal;
   private readonly stepControllers: (AbortController | undefined)[] | undefined;
   private readonly runStartedAt: number;
   private resolveRun!: (result: PlanResult) => void;
@@ -151,6 +157,8 @@ class PlanRun {
   }
 
   start(): void {
+    // Every running step listens to the plan's signal (through its runner); that is by design, not a leak.
+    setMaxListeners(0, this.controller.signal);
     const signal = this.externalSignal;
     if (signal !== undefined) {
       if (signal.aborted) {
@@ -197,7 +205,7 @@ class PlanRun {
   }
 
   private lookup(reference: Reference, site: TemplateSite): unknown {
-    const index = this.graph.indexOf.get(reference.stepId)!;
+    const index = reference.stepIndex;
     let value: unknown;
     if (reference.path.length === 0) value = this.values[index];
     else {
@@ -251,7 +259,7 @@ class PlanRun {
       toolName: planStep.tool,
       args: checked.value,
     };
-    let signal = this.controller.signal;
+    let signal = this.planSignal;
     let cancelTimer: AbortController | undefined;
     if (this.stepControllers !== undefined) {
       const stepController = new AbortController();
@@ -302,8 +310,7 @@ class PlanRun {
       this.settle(step, 'success', value, undefined, observation, args);
       return;
     }
-    const known: ObservationStatus[] = ['error', 'skipped', 'blocked', 'timeout', 'aborted'];
-    if (status !== undefined && known.includes(status)) {
+    if (status !== undefined && FAILURE_STATUSES.has(status)) {
       this.settle(
         step,
         status,
@@ -403,23 +410,23 @@ class PlanRun {
     if (status !== 'success' && status !== 'skipped') this.rootCause[step] = step;
     this.values[step] = output;
     const finishedAt = this.clock.now();
-    const startedAt = started ? this.startedAt[step]! : undefined;
-    const durationMs = startedAt === undefined ? 0 : finishedAt - startedAt;
-    const missing = this.missing[step];
-    const result: PlanStepResult = {
+    const durationMs = started ? finishedAt - this.startedAt[step]! : 0;
+    // Built field by field (no conditional spreads): this runs once per step on the hot path.
+    const result: Mutable<PlanStepResult> = {
       id: planStep.id,
       tool: planStep.tool,
       status,
-      ...(status === 'success' ? { output } : {}),
-      ...(error === undefined ? {} : { error }),
-      ...(observation === undefined ? {} : { observation }),
-      ...(args === undefined ? {} : { arguments: args }),
-      ...(missing === undefined ? {} : { missingReferences: missing }),
-      ...(status === 'skipped' ? { skippedBecauseOf: this.graph.steps[this.rootCause[step]!]!.id } : {}),
-      ...(startedAt === undefined ? {} : { startedAt }),
       finishedAt,
       durationMs,
     };
+    if (status === 'success') result.output = output;
+    if (error !== undefined) result.error = error;
+    if (observation !== undefined) result.observation = observation;
+    if (args !== undefined) result.arguments = args;
+    const missing = this.missing[step];
+    if (missing !== undefined) result.missingReferences = missing;
+    if (status === 'skipped') result.skippedBecauseOf = this.graph.steps[this.rootCause[step]!]!.id;
+    if (started) result.startedAt = this.startedAt[step]!;
     this.results[step] = result;
     if (this.onEvent !== undefined) {
       this.emit({

@@ -43,9 +43,10 @@ export function checkJsonText(
 }
 
 /**
- * Checks an already-parsed value against the same limits, iteratively (no recursion), stopping as soon as either
- * is passed. Sizes are those of the value's JSON text, counted approximately (strings by UTF-16 length, numbers
- * as 8 bytes): close enough for a limit that guards memory, and never an under-count by more than a factor of 3.
+ * Checks an already-parsed value against the same limits, stopping as soon as either is passed. The recursion
+ * never goes deeper than `maxDepth`, so it is safe on any input (a cyclic object stops at the depth limit).
+ * Sizes are those of the value's JSON text, counted approximately (strings by UTF-16 length, numbers as 8 bytes):
+ * close enough for a limit that guards memory, and never an under-count by more than a factor of 3.
  */
 export function checkJsonValue(
   value: unknown,
@@ -53,35 +54,33 @@ export function checkJsonValue(
   maxDepth: number,
 ): JsonLimitViolation | undefined {
   let bytes = 0;
-  const stack: unknown[] = [value];
-  const depths: number[] = [0];
-  while (stack.length > 0) {
-    const current = stack.pop();
-    const depth = depths.pop() ?? 0;
-    if (typeof current === 'string') {
-      bytes += current.length + 2;
-    } else if (current !== null && typeof current === 'object') {
-      if (depth + 1 > maxDepth) return { limit: 'depth', actual: depth + 1 };
+  let violation: JsonLimitViolation | undefined;
+  const visit = (current: unknown, depth: number): boolean => {
+    if (typeof current === 'string') bytes += current.length + 2;
+    else if (current !== null && typeof current === 'object') {
+      if (depth + 1 > maxDepth) {
+        violation = { limit: 'depth', actual: depth + 1 };
+        return false;
+      }
       bytes += 2;
       if (Array.isArray(current)) {
-        for (const item of current) {
-          stack.push(item);
-          depths.push(depth + 1);
+        for (let index = 0; index < current.length; index++) {
           bytes += 1;
-          if (bytes > maxBytes) return { limit: 'bytes', actual: bytes };
+          if (!visit(current[index], depth + 1)) return false;
         }
       } else {
         for (const key of Object.keys(current)) {
-          stack.push((current as Record<string, unknown>)[key]);
-          depths.push(depth + 1);
           bytes += key.length + 4;
-          if (bytes > maxBytes) return { limit: 'bytes', actual: bytes };
+          if (!visit((current as Record<string, unknown>)[key], depth + 1)) return false;
         }
       }
-    } else {
-      bytes += 8;
+    } else bytes += 8;
+    if (bytes > maxBytes) {
+      violation = { limit: 'bytes', actual: bytes };
+      return false;
     }
-    if (bytes > maxBytes) return { limit: 'bytes', actual: bytes };
-  }
-  return undefined;
+    return true;
+  };
+  visit(value, 0);
+  return violation;
 }

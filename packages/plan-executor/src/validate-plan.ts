@@ -1,6 +1,6 @@
 import { closestMatch, type JsonSchema } from '@org/core';
 import type { Tool, ToolRegistry } from '@org/tools';
-import { type ArgumentTemplate, compileArguments } from './argument-template.js';
+import { type ArgumentTemplate, compileArguments, forEachReference } from './argument-template.js';
 import { orderSteps } from './find-cycles.js';
 import { lookupSchemaField } from './output-schema-field.js';
 import { type ParsePlanOptions, parsePlan } from './parse-plan.js';
@@ -8,7 +8,7 @@ import { type Plan, type PlanStep, TOOL_PLAN_TOOL_NAME } from './plan.js';
 import { resolvePlanLimits } from './plan-limits.js';
 import type { PlanProblem } from './plan-problem.js';
 import { PlanValidationError } from './plan-validation-error.js';
-import { RESERVED_PATH_SEGMENTS } from './reference.js';
+import { RESERVED_PATH_SEGMENTS, type Reference } from './reference.js';
 import { toolOutputSchema } from './tool-source.js';
 
 /** Options of {@link validatePlan}. */
@@ -51,20 +51,6 @@ const graphs = new WeakMap<ValidatedPlan, PlanGraph>();
 /** The graph of a plan validated by this copy of the package, if it is one. */
 export function graphOf(plan: unknown): PlanGraph | undefined {
   return typeof plan === 'object' && plan !== null ? graphs.get(plan as ValidatedPlan) : undefined;
-}
-
-function toCsr(lists: readonly (readonly number[])[]): { start: Int32Array; list: Int32Array } {
-  const start = new Int32Array(lists.length + 1);
-  let total = 0;
-  for (let index = 0; index < lists.length; index++) {
-    start[index] = total;
-    total += lists[index]!.length;
-  }
-  start[lists.length] = total;
-  const list = new Int32Array(total);
-  let position = 0;
-  for (const items of lists) for (const item of items) list[position++] = item;
-  return { start, list };
 }
 
 /**
@@ -153,116 +139,145 @@ export function validatePlan(input: unknown, options: ValidatePlanOptions): Vali
     if (!outputSchemas.has(step.tool)) outputSchemas.set(step.tool, toolOutputSchema(tool));
   }
 
-  const dependencies: number[][] = [];
-  const templates: (ArgumentTemplate | undefined)[] = [];
+  /** Checks one reference; returns the referenced step's index when it is usable as a dependency. */
+  const checkReference = (
+    index: number,
+    step: PlanStep,
+    reference: Reference,
+    pathText: string,
+  ): number | undefined => {
+    const target = indexOf.get(reference.stepId);
+    if (reference.path.length > limits.maxReferencePathSegments) {
+      problems.push({
+        code: 'limit_exceeded',
+        limit: 'maxReferencePathSegments',
+        maximum: limits.maxReferencePathSegments,
+        actual: reference.path.length,
+        stepId: step.id,
+        path: `steps[${index}].arguments.${pathText}`,
+        message: `Step '${step.id}' has a $ref with ${reference.path.length} path segments; the limit 'maxReferencePathSegments' is ${limits.maxReferencePathSegments}.`,
+      });
+      return undefined;
+    }
+    for (const segment of reference.path) {
+      if (!RESERVED_PATH_SEGMENTS.has(segment)) continue;
+      problems.push({
+        code: 'invalid_reference',
+        stepId: step.id,
+        reference: reference.text,
+        segment,
+        path: `steps[${index}].arguments.${pathText}`,
+        message: `Step '${step.id}' refers to '${reference.text}', but '${segment}' is a reserved name, not an output field.`,
+      });
+      return undefined;
+    }
+    if (target === undefined) {
+      const suggestion = closestMatch(reference.stepId, indexOf.keys());
+      problems.push({
+        code: 'unknown_step',
+        stepId: step.id,
+        reference: reference.text,
+        missingStepId: reference.stepId,
+        path: `steps[${index}].arguments.${pathText}`,
+        ...(suggestion === undefined ? {} : { suggestion }),
+        message:
+          `Step '${step.id}' refers to unknown step '${reference.stepId}' in '${reference.text}'` +
+          (suggestion ? `; did you mean '${suggestion}'?` : '.'),
+      });
+      return undefined;
+    }
+    if (target === index) {
+      problems.push({
+        code: 'self_reference',
+        stepId: step.id,
+        reference: reference.text,
+        path: `steps[${index}].arguments.${pathText}`,
+        message: `Step '${step.id}' refers to its own output ('${reference.text}'); a step can only use earlier results.`,
+      });
+      return undefined;
+    }
+    const targetTool = steps[target]!.tool;
+    const schema = reference.path.length > 0 ? outputSchemas.get(targetTool) : undefined;
+    if (schema !== undefined) {
+      const lookup = lookupSchemaField(schema, reference.path);
+      if (lookup.kind === 'missing') {
+        const suggestion = closestMatch(lookup.field, lookup.available);
+        problems.push({
+          code: 'unknown_output_field',
+          stepId: step.id,
+          reference: reference.text,
+          toolName: targetTool,
+          field: lookup.field,
+          available: lookup.available,
+          path: `steps[${index}].arguments.${pathText}`,
+          ...(suggestion === undefined ? {} : { suggestion }),
+          message:
+            `Step '${step.id}' refers to '${reference.text}', but the output of '${targetTool}' has no field ` +
+            `'${lookup.field}'` +
+            (suggestion ? `; did you mean '${suggestion}'?` : '.') +
+            (lookup.available.length > 0 ? ` Fields: ${lookup.available.slice(0, 30).join(', ')}.` : ''),
+        });
+      }
+    }
+    return target;
+  };
+
+  // Dependencies in CSR form: each step's distinct referenced steps, sorted. `seenBy` dedupes without a Set.
+  const dependencyStart = new Int32Array(count + 1);
+  const dependencyItems: number[] = [];
+  const seenBy = new Int32Array(count).fill(-1);
+  const templates: (ArgumentTemplate | undefined)[] = new Array(count);
   for (let index = 0; index < count; index++) {
     const step = steps[index]!;
+    dependencyStart[index] = dependencyItems.length;
     const compiled = compileArguments(step.arguments);
-    templates.push(compiled.template);
-    const needs = new Set<number>();
-    const base = `steps[${index}].arguments`;
+    templates[index] = compiled.template;
     for (const { malformed, pathText } of compiled.malformed) {
       problems.push({
         code: 'invalid_reference',
         stepId: step.id,
         reference: malformed.text,
-        path: `${base}.${pathText}`,
+        path: `steps[${index}].arguments.${pathText}`,
         message: `Step '${step.id}' has '$ref:' without a step id at arguments.${pathText}; write "$ref:<step id>".`,
       });
     }
-    for (const { reference, pathText } of compiled.references) {
-      const path = `${base}.${pathText}`;
-      const target = indexOf.get(reference.stepId);
-      if (reference.path.length > limits.maxReferencePathSegments) {
-        problems.push({
-          code: 'limit_exceeded',
-          limit: 'maxReferencePathSegments',
-          maximum: limits.maxReferencePathSegments,
-          actual: reference.path.length,
-          stepId: step.id,
-          path,
-          message: `Step '${step.id}' has a $ref with ${reference.path.length} path segments; the limit 'maxReferencePathSegments' is ${limits.maxReferencePathSegments}.`,
-        });
-        continue;
-      }
-      const reserved = reference.path.find((segment) => RESERVED_PATH_SEGMENTS.has(segment));
-      if (reserved !== undefined) {
-        problems.push({
-          code: 'invalid_reference',
-          stepId: step.id,
-          reference: reference.text,
-          segment: reserved,
-          path,
-          message: `Step '${step.id}' refers to '${reference.text}', but '${reserved}' is a reserved name, not an output field.`,
-        });
-        continue;
-      }
-      if (target === undefined) {
-        const suggestion = closestMatch(reference.stepId, indexOf.keys());
-        problems.push({
-          code: 'unknown_step',
-          stepId: step.id,
-          reference: reference.text,
-          missingStepId: reference.stepId,
-          path,
-          ...(suggestion === undefined ? {} : { suggestion }),
-          message:
-            `Step '${step.id}' refers to unknown step '${reference.stepId}' in '${reference.text}'` +
-            (suggestion ? `; did you mean '${suggestion}'?` : '.'),
-        });
-        continue;
-      }
-      if (target === index) {
-        problems.push({
-          code: 'self_reference',
-          stepId: step.id,
-          reference: reference.text,
-          path,
-          message: `Step '${step.id}' refers to its own output ('${reference.text}'); a step can only use earlier results.`,
-        });
-        continue;
-      }
-      needs.add(target);
-      const targetTool = steps[target]!.tool;
-      const schema = outputSchemas.get(targetTool);
-      if (schema !== undefined && reference.path.length > 0) {
-        const lookup = lookupSchemaField(schema, reference.path);
-        if (lookup.kind === 'missing') {
-          const suggestion = closestMatch(lookup.field, lookup.available);
-          problems.push({
-            code: 'unknown_output_field',
-            stepId: step.id,
-            reference: reference.text,
-            toolName: targetTool,
-            field: lookup.field,
-            available: lookup.available,
-            path,
-            ...(suggestion === undefined ? {} : { suggestion }),
-            message:
-              `Step '${step.id}' refers to '${reference.text}', but the output of '${targetTool}' has no field ` +
-              `'${lookup.field}'` +
-              (suggestion ? `; did you mean '${suggestion}'?` : '.') +
-              (lookup.available.length > 0 ? ` Fields: ${lookup.available.slice(0, 30).join(', ')}.` : ''),
-          });
+    if (compiled.template === undefined) continue;
+    const first = dependencyItems.length;
+    for (const site of compiled.template.sites) {
+      forEachReference(site, (reference) => {
+        const target = checkReference(index, step, reference, site.pathText);
+        if (target === undefined) return;
+        reference.stepIndex = target;
+        if (seenBy[target] !== index) {
+          seenBy[target] = index;
+          dependencyItems.push(target);
         }
-      }
+      });
     }
-    dependencies.push([...needs].sort((left, right) => left - right));
+    // Insertion sort: a step has a handful of dependencies, and Array#sort with a comparator costs more.
+    for (let position = first + 1; position < dependencyItems.length; position++) {
+      const item = dependencyItems[position]!;
+      let slot = position;
+      while (slot > first && dependencyItems[slot - 1]! > item) {
+        dependencyItems[slot] = dependencyItems[slot - 1]!;
+        slot--;
+      }
+      dependencyItems[slot] = item;
+    }
   }
-
-  const dependents: number[][] = Array.from({ length: count }, () => []);
+  dependencyStart[count] = dependencyItems.length;
+  const dependencyList = Int32Array.from(dependencyItems);
+  const dependentStart = new Int32Array(count + 1);
+  for (const dependency of dependencyList) dependentStart[dependency + 1]!++;
+  for (let index = 0; index < count; index++) dependentStart[index + 1]! += dependentStart[index]!;
+  const dependentList = new Int32Array(dependencyList.length);
+  const fill = dependentStart.slice(0, count);
   for (let index = 0; index < count; index++) {
-    for (const dependency of dependencies[index]!) dependents[dependency]!.push(index);
+    for (let edge = dependencyStart[index]!; edge < dependencyStart[index + 1]!; edge++) {
+      dependentList[fill[dependencyList[edge]!]!++] = index;
+    }
   }
-  const dependencyCsr = toCsr(dependencies);
-  const dependentCsr = toCsr(dependents);
-  const { order, cycles } = orderSteps(
-    count,
-    dependencyCsr.start,
-    dependencyCsr.list,
-    dependentCsr.start,
-    dependentCsr.list,
-  );
+  const { order, cycles } = orderSteps(count, dependencyStart, dependencyList, dependentStart, dependentList);
   for (const cycle of cycles) {
     const names = cycle.map((index) => steps[index]!.id);
     problems.push({
@@ -302,10 +317,10 @@ export function validatePlan(input: unknown, options: ValidatePlanOptions): Vali
     steps,
     stepTools,
     indexOf,
-    dependencyStart: dependencyCsr.start,
-    dependencyList: dependencyCsr.list,
-    dependentStart: dependentCsr.start,
-    dependentList: dependentCsr.list,
+    dependencyStart,
+    dependencyList,
+    dependentStart,
+    dependentList,
     order,
     templates,
     outputIndexes,
