@@ -8,11 +8,13 @@ import { findUnsafePatternReason } from './unsafe-pattern.js';
 import { isZodSchema, omitZodKeys, type ZodSchema, zodToJsonSchema } from './zod-schema.js';
 
 /**
- * What the fast path checks after zod accepted a value: zod strips unknown keys silently, and we report them.
- * `null`: nothing to check; `'walk'`: too complex to plan (unions, references), run the full walk.
+ * What the fast path checks after zod accepted a value: zod strips unknown keys silently (we report them), and the
+ * depth limit. `null`: nothing to check (zod proved a primitive); `'free'`: any value, only its depth is checked;
+ * `'walk'`: too complex to plan (unions, references), the full walk decides.
  */
 export type KeyPlan =
   | null
+  | 'free'
   | 'walk'
   | {
       readonly kind: 'object';
@@ -31,7 +33,8 @@ export interface CompiledTool {
   readonly hidden: ReadonlySet<string>;
   /** Hidden parameters declared in the input schema: their injected values are also passed in the arguments. */
   readonly injectedIntoArgs: ReadonlySet<string>;
-  readonly keyPlan: KeyPlan;
+  /** The fast path's unknown-key check, or `undefined` when only the full walk can tell. */
+  readonly keyCheck: KeyCheck | undefined;
   readonly outputZod: ZodSchema | undefined;
   readonly outputSchema: JsonSchema | undefined;
   /** The openai-strict schema, or the reason the tool cannot be strict. */
@@ -142,7 +145,8 @@ function withoutHidden(schema: JsonSchema, hidden: ReadonlySet<string>): JsonSch
 }
 
 function planKeys(schema: JsonSchema | boolean | undefined, depth: number): KeyPlan {
-  if (schema === undefined || typeof schema === 'boolean') return null;
+  if (schema === false) return null;
+  if (schema === undefined || schema === true) return 'free';
   if (depth > 32) return 'walk';
   if (
     schema.$ref !== undefined ||
@@ -164,14 +168,10 @@ function planKeys(schema: JsonSchema | boolean | undefined, depth: number): KeyP
       properties.set(name, plan);
     }
     const extra = schema.additionalProperties;
-    const additional = typeof extra === 'object' ? planKeys(extra, depth + 1) : null;
+    const closed = extra === false || (extra === undefined && schema.properties !== undefined);
+    const additional = closed ? null : planKeys(extra as JsonSchema | boolean | undefined, depth + 1);
     if (additional === 'walk') return 'walk';
-    return {
-      kind: 'object',
-      closed: extra === false || (extra === undefined && schema.properties !== undefined),
-      properties,
-      additional,
-    };
+    return { kind: 'object', closed, properties, additional };
   }
   if (types.includes('array')) {
     const items = Array.isArray(schema.items)
@@ -180,33 +180,83 @@ function planKeys(schema: JsonSchema | boolean | undefined, depth: number): KeyP
     if (items === 'walk') return 'walk';
     return items === null ? null : { kind: 'array', items };
   }
+  if (types.length === 0 && schema.enum === undefined && schema.const === undefined) return 'free';
   return null;
 }
 
-/** True when `value` has no key that a closed object of the plan does not declare. */
-export function keysMatchPlan(plan: Exclude<KeyPlan, 'walk'>, value: unknown): boolean {
-  if (plan === null || value === null || typeof value !== 'object') return true;
-  if (plan.kind === 'array') {
-    if (!Array.isArray(value)) return true;
-    for (const item of value) if (!keysMatchPlan(plan.items as Exclude<KeyPlan, 'walk'>, item)) return false;
+/** Budget of one check: the depth limit and a cap on visits (a small graph of shared references stays cheap). */
+export interface CheckBudget {
+  maxDepth: number;
+  visits: number;
+}
+
+/**
+ * A compiled check of a value zod accepted: false when a closed object has a key its schema does not declare, or
+ * the value is nested deeper than the limit (the slow path then reports which).
+ */
+export type KeyCheck = (value: unknown, depth: number, budget: CheckBudget) => boolean;
+
+const ACCEPT_ALL: KeyCheck = () => true;
+
+/** Depth check of a value of any shape; recursive but bounded by `maxDepth`. */
+const WITHIN_DEPTH: KeyCheck = (value, depth, budget) => {
+  if (value === null || typeof value !== 'object') return true;
+  if (depth > budget.maxDepth || --budget.visits < 0) return false;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++)
+      if (!WITHIN_DEPTH(value[index], depth + 1, budget)) return false;
     return true;
   }
-  if (Array.isArray(value)) return true;
-  for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue;
-    const child = plan.properties.get(key);
-    const item = (value as Record<string, unknown>)[key];
-    if (child === undefined) {
-      if (!plan.properties.has(key)) {
-        if (plan.closed) return false;
-        if (plan.additional !== null && !keysMatchPlan(plan.additional as Exclude<KeyPlan, 'walk'>, item))
-          return false;
-      }
-      continue;
-    }
-    if (child !== null && !keysMatchPlan(child as Exclude<KeyPlan, 'walk'>, item)) return false;
-  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) if (!WITHIN_DEPTH(record[key], depth + 1, budget)) return false;
   return true;
+};
+
+/** Compiles a plan into closures, so the fast path pays one key scan per object and nothing for primitives. */
+export function compileKeyCheck(plan: Exclude<KeyPlan, 'walk'>): KeyCheck {
+  if (plan === null) return ACCEPT_ALL;
+  if (plan === 'free') return WITHIN_DEPTH;
+  if (plan.kind === 'array') {
+    const item = compileKeyCheck(plan.items as Exclude<KeyPlan, 'walk'>);
+    return (value, depth, budget) => {
+      if (!Array.isArray(value)) return true;
+      if (depth > budget.maxDepth || --budget.visits < 0) return false;
+      if (item === ACCEPT_ALL) return true;
+      for (let index = 0; index < value.length; index++)
+        if (!item(value[index], depth + 1, budget)) return false;
+      return true;
+    };
+  }
+  // A null-prototype record is the fastest membership test V8 offers for a handful of keys (faster than a Set).
+  const known: Record<string, true> = Object.create(null);
+  for (const name of plan.properties.keys()) known[name] = true;
+  const childNames: string[] = [];
+  const childChecks: KeyCheck[] = [];
+  for (const [name, child] of plan.properties) {
+    const check = compileKeyCheck(child as Exclude<KeyPlan, 'walk'>);
+    if (check === ACCEPT_ALL) continue;
+    childNames.push(name);
+    childChecks.push(check);
+  }
+  const additional = compileKeyCheck(plan.additional as Exclude<KeyPlan, 'walk'>);
+  const closed = plan.closed;
+  return (value, depth, budget) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return true;
+    if (depth > budget.maxDepth || --budget.visits < 0) return false;
+    const record = value as Record<string, unknown>;
+    // `for...in` also lists inherited enumerable keys; those count as unknown and go to the full walk.
+    for (const key in record) {
+      if (known[key] !== true) {
+        if (closed) return false;
+        if (additional !== ACCEPT_ALL && !additional(record[key], depth + 1, budget)) return false;
+      }
+    }
+    for (let index = 0; index < childNames.length; index++) {
+      const child = record[childNames[index] as string];
+      if (child !== undefined && !(childChecks[index] as KeyCheck)(child, depth + 1, budget)) return false;
+    }
+    return true;
+  };
 }
 
 /** Checks and compiles a tool's schemas. Throws the typed definition errors. */
@@ -250,25 +300,33 @@ export function compileTool(
       checkSchema(outputSchema, tool.name);
     }
   }
+  const keyPlan = planKeys(inputSchema, 0);
   return {
     inputSchema,
     zod,
     hidden,
     injectedIntoArgs,
-    keyPlan: planKeys(inputSchema, 0),
+    keyCheck: keyPlan === 'walk' ? undefined : compileKeyCheck(keyPlan),
     outputZod,
     outputSchema,
     strictSchema,
   };
 }
 
-/** Caches the compiled form of a tool made by `defineTool`. */
-export function rememberCompiledTool(tool: Tool, compiled: CompiledTool): void {
-  compiledTools.set(tool, compiled);
+const COMPILED = Symbol('org.tools.compiled');
+
+/**
+ * Attaches the compiled form to a tool made by `defineTool` (before it is frozen), as a hidden property: reading it
+ * is cheaper than a `WeakMap` lookup on the validation fast path.
+ */
+export function attachCompiledTool(tool: object, compiled: CompiledTool): void {
+  Object.defineProperty(tool, COMPILED, { value: compiled, enumerable: false });
 }
 
 /** The compiled form of any tool object (compiled on first use for tools not made by `defineTool`). */
 export function compiledToolOf(tool: Tool): CompiledTool {
+  const attached = (tool as { [COMPILED]?: CompiledTool })[COMPILED];
+  if (attached !== undefined) return attached;
   let compiled = compiledTools.get(tool);
   if (compiled === undefined) {
     compiled = compileTool(tool);

@@ -83,17 +83,16 @@ export function assertTextWithinLimits(text: string, limits: Required<ArgumentLi
 }
 
 /**
- * Checks the nesting depth of an in-memory value without recursion (an explicit stack). A cycle exceeds any depth,
- * and a shared sub-object is visited once per path, with the total number of visits capped so that a small graph
- * with many shared references cannot make the walk explode. Throws `LimitExceededError`.
+ * Checks the nesting depth of an in-memory value. The walk is recursive but bounded: it stops at `maxDepth`, so it
+ * cannot overflow the stack, and a cycle exceeds any depth. A shared sub-object is visited once per path, with the
+ * total number of visits capped so that a small graph with many shared references cannot make the walk explode.
+ * Throws `LimitExceededError`.
  */
 export function assertValueWithinLimits(value: unknown, limits: Required<ArgumentLimits>): void {
   if (value === null || typeof value !== 'object') return;
-  const stack: Array<readonly [object, number]> = [[value, 1]];
   const maximumVisits = limits.maxBytes;
   let visits = 0;
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!;
+  const visit = (current: object, depth: number): void => {
     if (depth > limits.maxDepth) {
       throw new LimitExceededError({
         limit: 'jsonDepth',
@@ -111,15 +110,17 @@ export function assertValueWithinLimits(value: unknown, limits: Required<Argumen
       });
     }
     if (Array.isArray(current)) {
-      for (const child of current) {
-        if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+      for (let index = 0; index < current.length; index++) {
+        const child: unknown = current[index];
+        if (child !== null && typeof child === 'object') visit(child, depth + 1);
       }
-    } else {
-      for (const key in current) {
-        if (!Object.hasOwn(current, key)) continue;
-        const child = (current as Record<string, unknown>)[key];
-        if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-      }
+      return;
     }
-  }
+    const record = current as Record<string, unknown>;
+    for (const key in record) {
+      const child = record[key];
+      if (child !== null && typeof child === 'object') visit(child, depth + 1);
+    }
+  };
+  visit(value, 1);
 }

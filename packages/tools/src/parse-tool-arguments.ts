@@ -29,6 +29,17 @@ export type ParseToolArgumentsResult =
   | { readonly ok: true; readonly value: Record<string, unknown>; readonly repairs: string[] }
   | { readonly ok: false; readonly error: ParseToolArgumentsError };
 
+/**
+ * Parses with the strict, prototype-safe parser (it refuses duplicate keys with different values and numbers that
+ * do not fit), then returns the engine's `JSON.parse` of the same text: the same value (the grammar is the same and
+ * `JSON.parse` defines `__proto__` as an own property too), with the engine's internalised strings, which makes
+ * validation of it measurably faster.
+ */
+function readJson(text: string, notes: string[]): unknown {
+  parseJsonStrict(text, notes);
+  return JSON.parse(text);
+}
+
 /** Values already checked against the limits, so validation does not walk them again. */
 const checkedValues = new WeakSet<object>();
 
@@ -99,7 +110,7 @@ export function parseToolArguments(
   let value: unknown;
   let firstFailure: JsonParseFailure | undefined;
   try {
-    value = parseJsonStrict(trimmed, repairs);
+    value = readJson(trimmed, repairs);
   } catch (error) {
     if (!(error instanceof JsonParseFailure)) throw error;
     firstFailure = error;
@@ -110,7 +121,7 @@ export function parseToolArguments(
     if (repaired.repairs.length === 0) return malformed(firstFailure);
     try {
       const notes: string[] = [];
-      value = parseJsonStrict(repaired.text, notes);
+      value = readJson(repaired.text, notes);
       repairs.push(...repaired.repairs, ...notes);
     } catch (error) {
       if (!(error instanceof JsonParseFailure)) throw error;
@@ -125,7 +136,7 @@ export function parseToolArguments(
       try {
         assertTextWithinLimits(inner, limits);
         const notes: string[] = [];
-        const decoded = parseJsonStrict(inner, notes);
+        const decoded = readJson(inner, notes);
         if (isPlainObject(decoded))
           return accept(decoded, [...repairs, 'decoded arguments sent as a JSON string', ...notes]);
       } catch (error) {

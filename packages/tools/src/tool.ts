@@ -1,6 +1,6 @@
 import type { JsonSchema } from '@org/core';
 import type * as zod from 'zod/v4/core';
-import { compileTool, rememberCompiledTool } from './compiled-tool.js';
+import { attachCompiledTool, compileTool } from './compiled-tool.js';
 import { InvalidToolDefinitionError } from './errors.js';
 import { assertValidToolName } from './tool-name.js';
 import type { LooseJsonSchema, ZodSchema } from './zod-schema.js';
@@ -146,9 +146,9 @@ export function defineTool<Input extends ZodSchema | LooseJsonSchema, Output = u
     execute: definition.execute as Tool<InferToolArgs<Input>, Output>['execute'],
   };
   const compiled = compileTool(tool as unknown as Tool);
-  const frozen = Object.freeze({ ...tool, inputSchema: compiled.inputSchema });
-  rememberCompiledTool(frozen as unknown as Tool, compiled);
-  return frozen;
+  const result = { ...tool, inputSchema: compiled.inputSchema };
+  attachCompiledTool(result, compiled);
+  return Object.freeze(result);
 }
 
 /**

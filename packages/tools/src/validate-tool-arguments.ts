@@ -1,8 +1,12 @@
 import { LimitExceededError } from '@org/core';
 import { safeParse } from 'zod/v4/core';
-import { type CompiledTool, compiledToolOf, keysMatchPlan } from './compiled-tool.js';
+import { type CompiledTool, compiledToolOf } from './compiled-tool.js';
 import { InvalidToolArgumentsError, type ToolArgumentIssue } from './errors.js';
 import { type ArgumentLimits, assertValueWithinLimits, resolveLimits } from './limits.js';
+
+const DEFAULT_LIMITS = resolveLimits(undefined);
+const SHARED_BUDGET: { maxDepth: number; visits: number } = { maxDepth: 0, visits: 0 };
+
 import { isParsedArguments } from './parse-tool-arguments.js';
 import { type Coercion, childPath, describeValue, INVALID, type WalkContext, walk } from './schema-walker.js';
 import type { Tool } from './tool.js';
@@ -119,8 +123,6 @@ export function validateToolArguments<Args>(
   options: ValidateToolArgumentsOptions = {},
 ): ValidateToolArgumentsResult<Args> {
   const compiled = compiledToolOf(tool as unknown as Tool);
-  const coerce = options.coerce ?? true;
-  const limits = resolveLimits(options.limits);
   const toolCallId = options.toolCallId;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return failure(
@@ -134,6 +136,35 @@ export function validateToolArguments<Args>(
       toolCallId,
     );
   }
+  const limits = options.limits === undefined ? DEFAULT_LIMITS : resolveLimits(options.limits);
+  let setsHidden = false;
+  if (compiled.hidden.size > 0)
+    for (const key of compiled.hidden) if (Object.hasOwn(value, key)) setsHidden = true;
+
+  // Fast path: one zod parse, then one compiled scan that reports unknown keys (zod strips them silently) and checks
+  // the depth limit. zod itself only descends as far as a non-recursive schema goes, so a hostile depth cannot hurt
+  // it; recursive schemas (no compiled check) get the limit check first.
+  let accepted: { readonly data: unknown } | undefined;
+  if (
+    compiled.zod !== undefined &&
+    !setsHidden &&
+    (compiled.keyCheck !== undefined || isParsedArguments(value))
+  ) {
+    try {
+      const parsed = safeParse(compiled.zod, value);
+      if (parsed.success) {
+        // The check is synchronous and never re-entered, so one budget object serves every call.
+        SHARED_BUDGET.maxDepth = limits.maxDepth;
+        SHARED_BUDGET.visits = limits.maxBytes;
+        if (compiled.keyCheck?.(value, 1, SHARED_BUDGET) === true)
+          return { ok: true, value: parsed.data as Args, coercions: [] };
+        accepted = parsed;
+      }
+    } catch {
+      // A refinement threw; the slow path reports it as a problem.
+    }
+  }
+
   if (!isParsedArguments(value)) {
     try {
       assertValueWithinLimits(value, limits);
@@ -142,17 +173,8 @@ export function validateToolArguments<Args>(
       throw error;
     }
   }
-  let setsHidden = false;
-  for (const key of compiled.hidden) if (Object.hasOwn(value, key)) setsHidden = true;
 
-  // Fast path: valid input costs one zod parse plus a key scan (zod strips unknown keys; we report them).
-  if (compiled.zod !== undefined && !setsHidden) {
-    const parsed = safeZod(compiled, value);
-    if (parsed.success && compiled.keyPlan !== 'walk' && keysMatchPlan(compiled.keyPlan, value)) {
-      return { ok: true, value: parsed.data as Args, coercions: [] };
-    }
-  }
-
+  const coerce = options.coerce ?? true;
   const context: WalkContext = {
     root: compiled.inputSchema,
     coerce,
@@ -166,6 +188,14 @@ export function validateToolArguments<Args>(
     if (walked === INVALID || context.issues.length > 0)
       return failure(tool as unknown as Tool, context.issues, toolCallId);
     return { ok: true, value: walked as Args, coercions: context.coercions };
+  }
+  if (
+    accepted !== undefined &&
+    walked !== INVALID &&
+    context.issues.length === 0 &&
+    context.coercions.length === 0
+  ) {
+    return { ok: true, value: accepted.data as Args, coercions: [] };
   }
   const parsed = safeZod(compiled, walked === INVALID ? value : walked);
   if (parsed.success && context.issues.length === 0) {

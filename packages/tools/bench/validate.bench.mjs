@@ -1,0 +1,120 @@
+// Benchmark of @org/tools validation on valid arguments, run from the built package (`pnpm bench` builds first):
+// validateToolArguments (validation + coercion + unknown-key check + limits) beside a raw zod `safeParse` of the
+// same schema and an Ajv validator compiled from the tool's JSON Schema, measured side by side in one run, in
+// interleaved rounds, printed as ratios.
+// Usage: node bench/validate.bench.mjs [--quick]
+import Ajv from 'ajv';
+import { z } from 'zod';
+import { defineTool, parseToolArguments, validateToolArguments } from '../dist/index.js';
+
+const quick = process.argv.includes('--quick');
+const rounds = quick ? 5 : 15;
+const iterationsPerRound = quick ? 20_000 : 50_000;
+
+const input = z.object({
+  location: z.string().min(1).describe('City and country, e.g. Paris, France'),
+  days: z.number().int().min(1).max(14).optional(),
+  unit: z.enum(['celsius', 'fahrenheit']).optional(),
+  include_hourly: z.boolean().optional(),
+  stops: z
+    .array(z.object({ lat: z.number(), lon: z.number(), label: z.string().optional() }))
+    .max(20)
+    .optional(),
+  tags: z.array(z.string()).optional(),
+});
+
+const tool = defineTool({
+  name: 'get_forecast',
+  description: 'Weather forecast.',
+  input,
+  execute: (args) => args,
+});
+const ajv = new Ajv({ allErrors: false, strict: false });
+const ajvValidate = ajv.compile(tool.inputSchema);
+
+const cities = ['Paris, France', 'Lagos, Nigeria', 'Osaka, Japan', 'Lima, Peru', 'Oslo, Norway'];
+const samples = Array.from({ length: 200 }, (_, index) => {
+  const value = { location: cities[index % cities.length] };
+  if (index % 2 === 0) value.days = 1 + (index % 14);
+  if (index % 3 === 0) value.unit = index % 2 === 0 ? 'celsius' : 'fahrenheit';
+  if (index % 4 === 0) value.include_hourly = index % 8 === 0;
+  if (index % 5 === 0)
+    value.stops = [
+      { lat: 48.85, lon: 2.35, label: 'start' },
+      { lat: 45.76, lon: 4.84 },
+    ];
+  if (index % 7 === 0) value.tags = ['commute', 'outdoor'];
+  return value;
+});
+const texts = samples.map((sample) => JSON.stringify(sample));
+// Two copies of every sample: plain objects (validation checks the depth limit itself), and objects from
+// parseToolArguments (limits already checked while parsing, as in toolCallToAction).
+const plain = texts.map((text) => JSON.parse(text));
+const parsed = texts.map((text) => {
+  const result = parseToolArguments(text);
+  if (!result.ok) throw result.error;
+  return result.value;
+});
+
+for (let index = 0; index < samples.length; index++) {
+  if (!validateToolArguments(tool, plain[index]).ok) throw new Error(`sample ${index} is not valid`);
+  if (!input.safeParse(plain[index]).success) throw new Error(`zod refuses sample ${index}`);
+  if (!ajvValidate(plain[index]))
+    throw new Error(`ajv refuses sample ${index}: ${ajv.errorsText(ajvValidate.errors)}`);
+}
+
+const contenders = {
+  'zod safeParse': (value) => input.safeParse(value).success,
+  'validateToolArguments (plain objects)': (value) => validateToolArguments(tool, value).ok,
+  'validateToolArguments (parsed arguments)': null,
+  'Ajv (compiled)': (value) => ajvValidate(value),
+};
+
+function measure(name, run, values) {
+  let sink = 0;
+  const started = process.hrtime.bigint();
+  for (let iteration = 0; iteration < iterationsPerRound; iteration++) {
+    if (run(values[iteration % values.length])) sink++;
+  }
+  const elapsed = Number(process.hrtime.bigint() - started);
+  if (sink !== iterationsPerRound) throw new Error(`${name} refused a valid sample`);
+  return elapsed / iterationsPerRound;
+}
+
+const runs = {
+  'zod safeParse': () => measure('zod', contenders['zod safeParse'], plain),
+  'validateToolArguments (plain objects)': () =>
+    measure('ours', contenders['validateToolArguments (plain objects)'], plain),
+  'validateToolArguments (parsed arguments)': () =>
+    measure('ours parsed', (value) => validateToolArguments(tool, value).ok, parsed),
+  'Ajv (compiled)': () => measure('ajv', contenders['Ajv (compiled)'], plain),
+};
+
+// Warm up every contender, then interleave rounds so that drift on a shared machine hits all of them alike.
+for (const run of Object.values(runs)) run();
+const timings = Object.fromEntries(Object.keys(runs).map((name) => [name, []]));
+for (let round = 0; round < rounds; round++) {
+  for (const [name, run] of Object.entries(runs)) timings[name].push(run());
+}
+const median = (values) => {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+
+const zodNs = median(timings['zod safeParse']);
+console.log(
+  `Validation of valid tool arguments (${samples.length} samples, ${rounds} rounds x ${iterationsPerRound} calls, median ns per call)`,
+);
+console.log('');
+console.log('| validator | ns per call | ratio to raw zod |');
+console.log('| --- | ---: | ---: |');
+for (const name of Object.keys(runs)) {
+  const ns = median(timings[name]);
+  console.log(`| ${name} | ${ns.toFixed(0)} | ${(ns / zodNs).toFixed(2)}x |`);
+}
+const ours = median(timings['validateToolArguments (parsed arguments)']) / zodNs;
+const oursPlain = median(timings['validateToolArguments (plain objects)']) / zodNs;
+console.log('');
+console.log(
+  `Target: within 1.25x of raw zod on valid input. Parsed arguments: ${ours.toFixed(2)}x, plain objects: ${oursPlain.toFixed(2)}x.`,
+);
