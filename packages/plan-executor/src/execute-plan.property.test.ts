@@ -2,6 +2,7 @@ import type { RunEvent } from '@org/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createTestTools } from './__fixtures__/test-tools.js';
+import { VirtualClock } from './__fixtures__/virtual-clock.js';
 import { executePlan, parsePlan, type StepObservation, type StepRunner, validatePlan } from './index.js';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 1000);
@@ -12,21 +13,23 @@ interface RandomDag {
   readonly failing: boolean[];
 }
 
-/** DAGs of 1 to 30 steps: each step depends on a random subset of earlier ones; some fail. */
-const dagArbitrary: fc.Arbitrary<RandomDag> = fc.integer({ min: 1, max: 30 }).chain((count) =>
-  fc.record({
-    dependencies: fc.tuple(
-      ...Array.from({ length: count }, (_, index) =>
-        index === 0
-          ? fc.constant<number[]>([])
-          : fc.uniqueArray(fc.integer({ min: 0, max: index - 1 }), { maxLength: Math.min(index, 4) }),
+/** DAGs of 1 to `maxSteps` steps: each step depends on a random subset of earlier ones; some fail. */
+const dagOf = (maxSteps: number): fc.Arbitrary<RandomDag> =>
+  fc.integer({ min: 1, max: maxSteps }).chain((count) =>
+    fc.record({
+      dependencies: fc.tuple(
+        ...Array.from({ length: count }, (_, index) =>
+          index === 0
+            ? fc.constant<number[]>([])
+            : fc.uniqueArray(fc.integer({ min: 0, max: index - 1 }), { maxLength: Math.min(index, 4) }),
+        ),
       ),
-    ),
-    failing: fc
-      .array(fc.boolean(), { minLength: count, maxLength: count })
-      .map((flags) => flags.map((flag, index) => flag && index % 3 === 0)),
-  }),
-);
+      failing: fc
+        .array(fc.boolean(), { minLength: count, maxLength: count })
+        .map((flags) => flags.map((flag, index) => flag && index % 3 === 0)),
+    }),
+  );
+const dagArbitrary = dagOf(30);
 
 const idOf = (index: number): string => `s${index}`;
 
@@ -216,6 +219,116 @@ describe('executePlan properties (fast-check)', () => {
         },
       ),
       { numRuns },
+    );
+  });
+});
+
+describe('executePlan under faults (fast-check, virtual clock)', () => {
+  type Behaviour = 'succeed' | 'fail' | 'hang';
+  const faultyPlanArbitrary = fc.record({
+    dag: dagOf(200),
+    behaviours: fc.array(
+      fc.oneof(
+        { weight: 75, arbitrary: fc.constant<Behaviour>('succeed') },
+        { weight: 20, arbitrary: fc.constant<Behaviour>('fail') },
+        { weight: 5, arbitrary: fc.constant<Behaviour>('hang') },
+      ),
+      { minLength: 200, maxLength: 200 },
+    ),
+    durations: fc.array(fc.integer({ min: 1, max: 500 }), { minLength: 200, maxLength: 200 }),
+    abortAt: fc.option(fc.integer({ min: 0, max: 3000 })),
+    maxConcurrency: fc.integer({ min: 1, max: 16 }),
+  });
+
+  it('20% failing, 5% hanging steps (ignoring their signal), timeouts and random aborts: every step ends exactly once', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        faultyPlanArbitrary,
+        async ({ dag, behaviours, durations, abortAt, maxConcurrency }) => {
+          const clock = new VirtualClock();
+          const controller = new AbortController();
+          const finished = new Map<string, string>();
+          const startedAt = new Map<string, number>();
+          const onEvent = (event: RunEvent): void => {
+            if (event.type === 'plan-step-started') startedAt.set(event.stepId, clock.now());
+            if (event.type === 'plan-step-finished') {
+              expect(finished.has(event.stepId), `${event.stepId} finished twice`).toBe(false);
+              finished.set(event.stepId, event.status);
+            }
+          };
+          const runner: StepRunner = {
+            run: ({ stepId, action, signal }) => {
+              const index = Number(stepId.slice(1));
+              const behaviour = behaviours[index]!;
+              if (behaviour === 'hang') return new Promise<StepObservation>(() => {});
+              return clock
+                .sleep(durations[index]!, signal)
+                .then(
+                  (): StepObservation =>
+                    behaviour === 'fail'
+                      ? {
+                          actionId: action.id,
+                          toolName: action.toolName,
+                          status: 'error',
+                          error: { code: 'boom', message: 'boom' },
+                          durationMs: 0,
+                        }
+                      : {
+                          actionId: action.id,
+                          toolName: action.toolName,
+                          status: 'success',
+                          rawOutput: { id: stepId },
+                          durationMs: 0,
+                        },
+                );
+            },
+          };
+          if (abortAt !== null) clock.sleep(abortAt).then(() => controller.abort(new Error('stop')));
+          const result = await clock.run(
+            executePlan(planOf(dag), {
+              tools,
+              runner,
+              clock,
+              onEvent,
+              maxConcurrency,
+              stepTimeoutMs: 1000,
+              signal: controller.signal,
+            }),
+          );
+          const count = dag.dependencies.length;
+          expect(finished.size).toBe(count);
+          expect(result.steps).toHaveLength(count);
+          for (const step of result.steps) {
+            expect(finished.get(step.id)).toBe(step.status);
+            const index = Number(step.id.slice(1));
+            if (abortAt !== null) expect(startedAt.get(step.id) ?? -1).toBeLessThanOrEqual(abortAt);
+            if (step.status === 'timeout') {
+              expect(behaviours[index]).toBe('hang');
+              expect(step.durationMs).toBe(1000);
+            }
+            if (step.status === 'aborted') expect(result.aborted).toBe(true);
+            if (behaviours[index] === 'hang' && startedAt.has(step.id))
+              expect(['timeout', 'aborted']).toContain(step.status);
+          }
+          if (!result.aborted) {
+            const failed = new Set<number>();
+            dag.dependencies.forEach((dependencies, index) => {
+              const upstreamFailed = dependencies.some((dependency) => failed.has(dependency));
+              if (upstreamFailed || behaviours[index] !== 'succeed') failed.add(index);
+              expect(result.steps.find((step) => step.id === idOf(index))!.status).toBe(
+                upstreamFailed
+                  ? 'skipped'
+                  : behaviours[index] === 'succeed'
+                    ? 'success'
+                    : behaviours[index] === 'fail'
+                      ? 'error'
+                      : 'timeout',
+              );
+            });
+          }
+        },
+      ),
+      { numRuns: Math.max(10, Math.floor(numRuns / 10)) },
     );
   });
 });
