@@ -2,6 +2,7 @@ import {
   AbortedError,
   type Action,
   addUsage,
+  assertToolCallPairing,
   assertToolChoiceOffered,
   EMPTY_USAGE,
   type Message,
@@ -57,6 +58,7 @@ function prepare(options: AgentOptions): {
   maxSteps: number;
   maxIdenticalCalls: number;
   stopConditions: readonly StopCondition[];
+  toolChoice: AgentOptions['toolChoice'];
 } {
   if (typeof options.model?.generate !== 'function') {
     throw new InvalidAgentOptionsError({ option: 'model', message: 'must be a LanguageModel.' });
@@ -84,9 +86,22 @@ function prepare(options: AgentOptions): {
     DEFAULT_MAX_IDENTICAL_CALLS,
   );
   positiveInteger('maxConcurrency', options.maxConcurrency, DEFAULT_MAX_CONCURRENCY);
-  if (typeof options.toolChoice !== 'function') {
+  if (options.policy !== undefined && options.toolChoice !== undefined) {
+    throw new InvalidAgentOptionsError({
+      option: 'policy',
+      message: 'give either toolChoice or policy, not both.',
+    });
+  }
+  if (options.policy !== undefined && typeof options.policy !== 'function') {
+    throw new InvalidAgentOptionsError({
+      option: 'policy',
+      message: 'must be a function of the step context.',
+    });
+  }
+  const toolChoice = options.policy ?? options.toolChoice;
+  if (typeof toolChoice !== 'function') {
     // A named tool must be offered: fail now rather than on the first model call.
-    assertToolChoiceOffered(toToolChoice(options.toolChoice), registry.names());
+    assertToolChoiceOffered(toToolChoice(toolChoice), registry.names());
   }
   const messages = [...(options.messages ?? [])];
   const leadingSystem: string[] = [];
@@ -104,6 +119,8 @@ function prepare(options: AgentOptions): {
     ...messages,
     ...(options.task === undefined ? [] : [{ role: 'user' as const, content: options.task }]),
   ];
+  // A conversation no provider would accept fails now, naming the message, not at the first model call.
+  assertToolCallPairing(initialHistory);
   if (initialHistory.length === 0 && options.resume === undefined) {
     throw new InvalidAgentOptionsError({
       option: 'task',
@@ -124,7 +141,16 @@ function prepare(options: AgentOptions): {
       : typeof options.stopWhen === 'function'
         ? [options.stopWhen]
         : [...options.stopWhen];
-  return { registry, planner, systemPrompt, initialHistory, maxSteps, maxIdenticalCalls, stopConditions };
+  return {
+    registry,
+    planner,
+    systemPrompt,
+    initialHistory,
+    maxSteps,
+    maxIdenticalCalls,
+    stopConditions,
+    toolChoice,
+  };
 }
 
 /**
@@ -383,7 +409,7 @@ export async function executeRun(
           error: new AbortedError({ operation: 'agent run', cause: options.signal.reason }),
         });
       }
-      let toolChoice = resolveToolChoice(options.toolChoice, {
+      let toolChoice = resolveToolChoice(setup.toolChoice, {
         step: state.step,
         history: state.history,
         lastObservations: state.lastObservations,
@@ -391,7 +417,7 @@ export async function executeRun(
       });
       // A static forced choice applies until the model honours it once; then the model decides, so the loop
       // cannot spin on the same forced call.
-      if (typeof options.toolChoice !== 'function' && state.forcedChoiceSatisfied)
+      if (typeof setup.toolChoice !== 'function' && state.forcedChoiceSatisfied)
         toolChoice = { type: 'auto' };
       const context: PlanningContext = {
         model: options.model,

@@ -129,6 +129,8 @@ export interface AgentOptions {
    * step. A static forced choice (`required`, a named tool) applies until satisfied, then resets to `auto`.
    */
   readonly toolChoice?: ToolChoiceInput | ToolChoicePolicy;
+  /** A tool-choice policy, as an alternative to passing it as `toolChoice` (give one or the other). */
+  readonly policy?: ToolChoicePolicy;
   /** Planning steps before the run stops with `max-steps`. Default 10. */
   readonly maxSteps?: number;
   readonly stopWhen?: StopCondition | readonly StopCondition[];

@@ -31,6 +31,10 @@ brandError(InvalidAgentOptionsError);
 /**
  * A ReAct model's answer could not be read as a decision, after every retry. Carries the last text and the
  * parse error the model was shown.
+ *
+ * @example
+ * const result = await runAgent({ model, tools, planner: createReActPlanner(), task });
+ * if (DecisionExtractionError.isInstance(result.error)) console.error(result.error.reason, result.error.text);
  */
 export class DecisionExtractionError extends OrgError {
   /** Attempts made, the first one included. */
@@ -53,7 +57,14 @@ export class DecisionExtractionError extends OrgError {
 }
 brandError(DecisionExtractionError);
 
-/** The model repeated the same call (same tool, same arguments) more often than the loop guard allows. */
+/**
+ * The model repeated the same call (same tool, same arguments) more often than the loop guard allows.
+ *
+ * @example
+ * if (result.finishReason === 'loop-guard' && ToolCallLoopError.isInstance(result.error)) {
+ *   console.warn(`stuck on ${result.error.toolName}`);
+ * }
+ */
 export class ToolCallLoopError extends OrgError {
   readonly toolName: string;
   /** The repeated arguments, as canonical JSON. */
@@ -74,7 +85,14 @@ export class ToolCallLoopError extends OrgError {
 }
 brandError(ToolCallLoopError);
 
-/** A resume whose state or approval decisions do not match the paused run. */
+/**
+ * A resume whose state or approval decisions do not match the paused run.
+ *
+ * @example
+ * try { await runAgent({ model, tools, resume: { state, decisions } }) } catch (error) {
+ *   if (InvalidResumeStateError.isInstance(error)) askAgainFor(error.missingDecisions);
+ * }
+ */
 export class InvalidResumeStateError extends OrgError {
   /** Pending action ids without a decision. */
   readonly missingDecisions: readonly string[];

@@ -456,3 +456,51 @@ describe('runAgent: hooks', () => {
     assertToolCallPairing(result.messages);
   });
 });
+
+describe('runAgent: inputs', () => {
+  it('accepts the policy as `policy`, and refuses both policy and toolChoice', async () => {
+    const model = createScriptedModel({ script: [{ toolCalls: [weatherCall('Paris')] }, { text: 'ok' }] });
+    await runAgent({ model, tools: weatherTools(), task: TASK, policy: forceToolUse('get_weather') });
+    expect(model.requests.map((request) => request.toolChoice?.type)).toEqual(['tool', 'auto']);
+    await expect(
+      runAgent({ model, tools: weatherTools(), task: TASK, policy: preventToolUse(), toolChoice: 'auto' }),
+    ).rejects.toMatchObject({ code: 'invalid_agent_options', option: 'policy' });
+  });
+
+  it('refuses a conversation with an unanswered tool call before calling the model', async () => {
+    const model = createScriptedModel({ script: [{ text: 'never' }] });
+    await expect(
+      runAgent({
+        model,
+        tools: weatherTools(),
+        messages: [
+          { role: 'user', content: 'Paris?' },
+          {
+            role: 'assistant',
+            content: '',
+            toolCalls: [{ id: 'c1', toolName: 'get_weather', arguments: '{}' }],
+          },
+        ],
+        task: 'And Rome?',
+      }),
+    ).rejects.toMatchObject({ code: 'invalid_message_history', toolCallId: 'c1' });
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('never runs a call whose arguments were cut off by the output limit', async () => {
+    const executions: string[] = [];
+    const model = createScriptedModel({
+      script: [
+        { toolCalls: [{ toolName: 'get_weather', arguments: '{"city": "Par' }], finishReason: 'length' },
+        { text: 'I could not finish the call.' },
+      ],
+    });
+    const result = await runAgent({ model, tools: weatherTools(executions), task: TASK });
+    expect(executions).toEqual([]);
+    expect(result.observations[0]).toMatchObject({
+      status: 'error',
+      error: { code: 'incomplete_tool_call' },
+    });
+    assertToolCallPairing(result.messages);
+  });
+});

@@ -41,6 +41,10 @@ brandError(ScriptExhaustedError);
  * A scripted turn contradicts the request it answers: tool calls under tool choice `none`, no tool call under
  * `required`, another tool than the one named by a `tool` choice, or tool calls for a model declared without
  * tool support. A real model would not answer so, so the test (or the code under test) is wrong.
+ *
+ * @example
+ * // the code under test sent toolChoice 'none', but the script calls a tool
+ * await expect(model.generate(request)).rejects.toMatchObject({ code: 'script_mismatch', mismatch: 'tool-calls-under-none' });
  */
 export class ScriptMismatchError extends OrgError {
   readonly callIndex: number;
@@ -55,7 +59,13 @@ export class ScriptMismatchError extends OrgError {
 }
 brandError(ScriptMismatchError);
 
-/** A script, a turn or a latency profile is malformed (a tool call without a name, a negative latency, ...). */
+/**
+ * A script, a turn or a latency profile is malformed (a tool call without a name, a negative latency, ...).
+ *
+ * @example
+ * createScriptedModel({ script: [{ toolCalls: [{ toolName: '' }] }] });
+ * // throws InvalidScriptError: script[0].toolCalls[0].toolName: must be a non-empty string.
+ */
 export class InvalidScriptError extends OrgError {
   /** Where in the options the problem is, e.g. `script[2].toolCalls[0].toolName`. */
   readonly path: string;
@@ -67,7 +77,12 @@ export class InvalidScriptError extends OrgError {
 }
 brandError(InvalidScriptError);
 
-/** A clock was asked to sleep for a negative, infinite or non-numeric duration. */
+/**
+ * A clock was asked to sleep for a negative, infinite or non-numeric duration.
+ *
+ * @example
+ * createVirtualClock().sleep(-5); // throws InvalidDurationError
+ */
 export class InvalidDurationError extends OrgError {
   readonly durationMs: unknown;
 

@@ -33,7 +33,12 @@ export function countTokens(text: string): number {
   return getEncoder().encode(text, [], []).length;
 }
 
-/** Tokens of one tool call as it appears in an assistant message (or a response): name and raw arguments. */
+/**
+ * Tokens of one tool call as it appears in an assistant message (or a response): name and raw arguments.
+ *
+ * @example
+ * countToolCallTokens({ toolName: 'get_weather', arguments: '{"city":"Paris"}' });
+ */
 export function countToolCallTokens(toolCall: Pick<ToolCall, 'toolName' | 'arguments'>): number {
   return TOOL_CALL_OVERHEAD_TOKENS + countTokens(toolCall.toolName) + countTokens(toolCall.arguments);
 }
@@ -41,6 +46,9 @@ export function countToolCallTokens(toolCall: Pick<ToolCall, 'toolName' | 'argum
 /**
  * Tokens of one message as a provider receives it: framing, the text, and for an assistant message each tool
  * call. Tool-call ids are not counted (they are opaque handles providers map to their own short ids).
+ *
+ * @example
+ * countMessageTokens({ role: 'user', content: 'Weather in Paris?' });
  */
 export function countMessageTokens(message: Message): number {
   const calls = message.role === 'assistant' ? (message.toolCalls ?? []) : [];
@@ -51,12 +59,22 @@ export function countMessageTokens(message: Message): number {
   );
 }
 
-/** The JSON text a provider receives for one tool: `{"name", "description", "parameters"}`. */
+/**
+ * The JSON text a provider receives for one tool: `{"name", "description", "parameters"}`.
+ *
+ * @example
+ * renderToolSpec(registry.specs()[0]);
+ */
 export function renderToolSpec(spec: ToolSpec): string {
   return JSON.stringify({ name: spec.name, description: spec.description, parameters: spec.inputSchema });
 }
 
-/** Tokens of one tool definition: its JSON text (`renderToolSpec`). */
+/**
+ * Tokens of one tool definition: its JSON text (`renderToolSpec`).
+ *
+ * @example
+ * const toolTokens = registry.specs().reduce((sum, spec) => sum + countToolSpecTokens(spec), 0);
+ */
 export function countToolSpecTokens(spec: ToolSpec): number {
   return countTokens(renderToolSpec(spec));
 }
@@ -81,7 +99,12 @@ export function countRequestTokens(
   );
 }
 
-/** Output tokens of an answer: its text plus each tool call (name and raw arguments). */
+/**
+ * Output tokens of an answer: its text plus each tool call (name and raw arguments).
+ *
+ * @example
+ * countOutputTokens(await model.generate(request));
+ */
 export function countOutputTokens(answer: {
   readonly text: string;
   readonly toolCalls: readonly Pick<ToolCall, 'toolName' | 'arguments'>[];
