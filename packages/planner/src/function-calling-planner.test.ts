@@ -212,3 +212,38 @@ describe('createFunctionCallingPlanner', () => {
     expect(model.requests).toHaveLength(0);
   });
 });
+
+describe('createFunctionCallingPlanner: tool-call ids', () => {
+  it('replaces empty and reused tool-call ids with unique ones, reporting it, so the history stays valid', async () => {
+    const events: RunEvent[] = [];
+    const model = createScriptedModel({
+      script: [
+        { toolCalls: [{ id: 'call_0', toolName: 'get_weather', arguments: { city: 'Paris' } }] },
+        {
+          toolCalls: [
+            { id: 'call_0', toolName: 'get_weather', arguments: { city: 'Rome' } },
+            { id: '', toolName: 'get_weather', arguments: { city: 'Oslo' } },
+          ],
+        },
+        { text: 'done' },
+      ],
+    });
+    const result = await runAgent({
+      model,
+      tools: weatherTools(),
+      task: TASK,
+      onEvent: (event) => events.push(event),
+    });
+    expect(result.finishReason).toBe('final-answer');
+    const ids = result.messages.flatMap((message) =>
+      message.role === 'assistant' ? (message.toolCalls ?? []).map((call) => call.id) : [],
+    );
+    expect(new Set(ids).size).toBe(3);
+    expect(ids[0]).toBe('call_0');
+    assertToolCallPairing(result.messages);
+    const rewrite = events.find(
+      (event) => event.type === 'adjustment' && event.adjustment.kind === 'history-rewritten',
+    );
+    expect(rewrite).toBeDefined();
+  });
+});

@@ -1,4 +1,4 @@
-import type { LanguageModel, Message, ModelRequest, ToolChoice, ToolMessage } from '@org/core';
+import type { LanguageModel, Message, ModelRequest, ToolCall, ToolChoice, ToolMessage } from '@org/core';
 import { formatObservationForModel, type SchemaTarget, type ToolObservation } from '@org/tools';
 import { isArgumentEcho } from './argument-leak.js';
 import { InvalidAgentOptionsError } from './errors.js';
@@ -83,6 +83,7 @@ export function createFunctionCallingPlanner(options: FunctionCallingPlannerOpti
           inferences: [record],
         };
       }
+      const toolCalls = uniqueToolCallIds(context, response.toolCalls);
       let text = response.text;
       if (dropEcho && text.trim() !== '' && isArgumentEcho(text, response.toolCalls)) {
         context.emit({
@@ -97,17 +98,17 @@ export function createFunctionCallingPlanner(options: FunctionCallingPlannerOpti
         });
         text = '';
       }
-      const { actions, rejected } = toolCallsToActions(context, response.toolCalls, {
+      const { actions, rejected } = toolCallsToActions(context, toolCalls, {
         finishReason: response.finishReason,
         maxParallelToolCalls: maxParallel,
       });
       return {
         kind: 'actions',
         text,
-        toolCalls: response.toolCalls,
+        toolCalls,
         actions,
         rejected,
-        assistantMessage: { role: 'assistant', content: text, toolCalls: response.toolCalls },
+        assistantMessage: { role: 'assistant', content: text, toolCalls },
         inferences: [record],
       };
     },
@@ -128,6 +129,42 @@ export function createFunctionCallingPlanner(options: FunctionCallingPlannerOpti
       return [turn.assistantMessage, ...results];
     },
   };
+}
+
+/**
+ * Tool-call ids must be unique in a conversation for every provider to pair results with calls. Some servers
+ * return empty ids, or restart their numbering each response (`call_0` again); such ids are replaced with unique
+ * ones and the change is reported, so the history stays valid.
+ */
+function uniqueToolCallIds(context: PlanningContext, toolCalls: readonly ToolCall[]): readonly ToolCall[] {
+  const used = new Set<string>();
+  for (const message of context.history) {
+    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) used.add(call.id);
+  }
+  const renamed: { from: string; to: string }[] = [];
+  const result = toolCalls.map((call, index) => {
+    if (call.id !== '' && !used.has(call.id)) {
+      used.add(call.id);
+      return call;
+    }
+    let id = `${call.id === '' ? 'call' : call.id}_s${context.step}_${index}`;
+    while (used.has(id)) id = `${id}_`;
+    used.add(id);
+    renamed.push({ from: call.id, to: id });
+    return { ...call, id };
+  });
+  if (renamed.length > 0) {
+    context.emit({
+      type: 'adjustment',
+      timestamp: context.now(),
+      adjustment: {
+        kind: 'history-rewritten',
+        message: `${renamed.length} tool call id(s) were empty or already used in this conversation and were replaced with unique ids.`,
+        details: { renamed },
+      },
+    });
+  }
+  return result;
 }
 
 /** A named tool choice uses the name the tool is sent under (`math.factorial` is sent as `math_factorial`). */
