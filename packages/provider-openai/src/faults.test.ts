@@ -5,7 +5,7 @@ import {
   ContextLengthExceededError,
   InvalidRequestError,
   type ModelRequest,
-  ProviderError,
+  type ProviderError,
   ProviderUnavailableError,
   RateLimitError,
   StreamInterruptedError,
@@ -466,7 +466,7 @@ describe('malformed streams · responses', () => {
     });
   });
 
-  it('an error event → the mapped error; response.failed → ProviderError with the code', async () => {
+  it('an error event → the mapped error; response.failed (server_error) → ProviderUnavailableError with the code', async () => {
     await withTestModel({ api: 'responses' }, async ({ server, model }) => {
       server.enqueue(
         sseReply([event('error', { code: 'rate_limit_exceeded', message: 'Too fast', param: null })], {
@@ -488,7 +488,7 @@ describe('malformed streams · responses', () => {
       const first = lastError(await parts(model.stream(REQUEST)));
       expect(RateLimitError.isInstance(first)).toBe(true);
       const second = lastError(await parts(model.stream(REQUEST)));
-      expect(ProviderError.isInstance(second)).toBe(true);
+      expect(ProviderUnavailableError.isInstance(second)).toBe(true);
       expect((second as ProviderError).providerCode).toBe('server_error');
       expect((second as ProviderError).message).toContain('The model crashed');
     });

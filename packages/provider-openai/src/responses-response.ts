@@ -1,22 +1,31 @@
-import { ProviderError, type ToolCall } from '@org/core';
+import {
+  ContextLengthExceededError,
+  ProviderError,
+  ProviderUnavailableError,
+  RateLimitError,
+  type ToolCall,
+} from '@org/core';
 import { responsesFinishReason } from './finish-reason.js';
 import { argumentsText, asRecord, type ParsedAnswer, stringField } from './parsed-answer.js';
 import { responsesUsage } from './usage.js';
 
-/** The error a `failed` response (or a `response.failed` event) carries, as a core error. */
+/** The error a `failed` response (or a `response.failed` event) carries, as a core error chosen by its code. */
 export function failedResponseError(
   response: Record<string, unknown> | undefined,
   provider: string,
 ): ProviderError {
   const error = asRecord(response?.error);
   const code = stringField(error, 'code');
-  return new ProviderError({
+  const options = {
     provider,
     message: `${provider} response failed: ${stringField(error, 'message') ?? 'no reason given'}`,
     responseBody: response?.error,
     ...(code === undefined ? {} : { providerCode: code }),
-    retryable: code === 'server_error' || code === 'rate_limit_exceeded',
-  });
+  };
+  if (code === 'rate_limit_exceeded') return new RateLimitError(options);
+  if (code === 'context_length_exceeded') return new ContextLengthExceededError(options);
+  if (code === 'server_error' || code === 'overloaded') return new ProviderUnavailableError(options);
+  return new ProviderError(options);
 }
 
 /** Decodes a Responses API `response` object (a non-streamed body, or the final one of a stream). */
