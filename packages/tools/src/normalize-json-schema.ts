@@ -216,16 +216,16 @@ function normalizeNode(loose: unknown, path: string, named: Named): JsonSchema {
 
   if (result.type === undefined && isRecord(result.properties)) defineOwn(result, 'type', 'object');
 
+  const listed = Array.isArray(loose.required) ? loose.required : [];
+  if (listed.some((name) => typeof name !== 'string')) {
+    throw new InvalidToolSchemaError({
+      path: join(path, 'required'),
+      message: "'required' must list property names",
+      ...named,
+    });
+  }
   if (isRecord(loose.properties)) {
-    const listed = Array.isArray(loose.required) ? loose.required : [];
     const required = new Set<string>(listed.filter((name): name is string => typeof name === 'string'));
-    if (listed.some((name) => typeof name !== 'string')) {
-      throw new InvalidToolSchemaError({
-        path: join(path, 'required'),
-        message: "'required' must list property names",
-        ...named,
-      });
-    }
     for (const [name, child] of Object.entries(loose.properties)) {
       if (!isRecord(child)) continue;
       if (child.required === true) required.add(name);
