@@ -256,6 +256,29 @@ describe.each(APIS)('faults through the real SDK · %s', (api) => {
     });
   });
 
+  it('a consumer that stops reading early releases the connection (the server sees it close)', async () => {
+    await withTestModel({ api }, async ({ server, model }) => {
+      let closed: Promise<void> = Promise.resolve();
+      server.enqueue({
+        type: 'raw',
+        handle: ({ response, socket, body }) => {
+          closed = new Promise((resolve) => socket.once('close', () => resolve()));
+          response.writeHead(200, { 'content-type': 'text/event-stream' });
+          const delta =
+            body.input === undefined
+              ? { choices: [{ index: 0, delta: { content: 'First words' }, finish_reason: null }] }
+              : { type: 'response.output_text.delta', delta: 'First words' };
+          response.write(`data: ${JSON.stringify(delta)}\n\n`);
+        },
+      });
+      for await (const part of model.stream(REQUEST)) {
+        expect(part).toEqual({ type: 'text-delta', delta: 'First words' });
+        break;
+      }
+      await closed;
+    });
+  });
+
   it('retries are abortable: an abort during the back-off ends the call at once', async () => {
     const controller = new AbortController();
     await withTestModel(
