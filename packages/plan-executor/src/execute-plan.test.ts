@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestTools } from './__fixtures__/test-tools.js';
 import { VirtualClock } from './__fixtures__/virtual-clock.js';
 import {
+  createInProcessStepRunner,
   executePlan,
   PlanOptionsError,
   type PlanResult,
@@ -366,6 +367,45 @@ describe('executePlan: abort', () => {
     expect(calls).toBe(0);
     expect(statuses(result)).toEqual({ a: 'aborted', b: 'aborted' });
     expect(result.aborted).toBe(true);
+  });
+
+  it('from inside an event listener: every step still ends exactly once and nothing starts afterwards', async () => {
+    const tools = createTestTools();
+    const inProcess = createInProcessStepRunner(tools);
+    for (const trigger of ['plan-step-started', 'plan-step-finished'] as const) {
+      const controller = new AbortController();
+      const finished: string[] = [];
+      let startedAfterAbort = 0;
+      const result = await executePlan(
+        {
+          steps: [
+            { id: 'f', tool: 'fail', arguments: {} },
+            { id: 'g', tool: 'echo', arguments: { value: '$ref:f' } },
+            { id: 'h', tool: 'echo', arguments: { value: '$ref:g' } },
+            { id: 'w', tool: 'get_weather', arguments: { city: 'x' } },
+          ],
+        },
+        {
+          tools,
+          signal: controller.signal,
+          maxConcurrency: 1,
+          runner: {
+            run: (request) => {
+              if (controller.signal.aborted) startedAfterAbort++;
+              return inProcess.run(request);
+            },
+          },
+          onEvent: (event) => {
+            if (event.type === 'plan-step-started' && controller.signal.aborted) startedAfterAbort++;
+            if (event.type === 'plan-step-finished') finished.push(event.stepId);
+            if (event.type === trigger) controller.abort();
+          },
+        },
+      );
+      expect(finished.sort()).toEqual(['f', 'g', 'h', 'w']);
+      expect(startedAfterAbort).toBe(0);
+      expect(result.aborted).toBe(true);
+    }
   });
 
   it('returns at once even when a runner ignores the signal', async () => {

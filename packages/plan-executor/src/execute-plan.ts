@@ -239,6 +239,8 @@ class PlanRun {
         stepId: planStep.id,
         toolName: planStep.tool,
       });
+      // The listener may have aborted the plan, which already ended this step.
+      if (this.state[step] !== RUNNING) return;
     }
     const template = graph.templates[step];
     let args: Record<string, unknown>;
@@ -351,12 +353,15 @@ class PlanRun {
     observation?: StepObservation,
     args?: Record<string, unknown>,
   ): void {
+    if (this.state[step] === DONE) return;
     const wasRunning = this.state[step] === RUNNING;
     if (wasRunning) this.running--;
     this.record(step, status, output, error, observation, args, wasRunning);
     this.releaseDependents(step, status);
     while (this.skipTop > 0) {
       const skipped = this.skipStack[--this.skipTop]!;
+      // An event listener may have aborted the plan meanwhile, which already gave this step its final state.
+      if (this.state[skipped] === DONE) continue;
       this.recordSkipped(skipped);
       this.releaseDependents(skipped, 'skipped');
     }
