@@ -151,6 +151,7 @@ describe('createReActPlanner', () => {
     expect(result.text).toBe('Rome is warmer today, at 24°C.');
     expect(result.roundTrips).toBe(2);
     expect(model.requests[1]?.messages.at(-1)?.content).toMatch(/final answer for the user/);
+    expect(result.messages.at(-1)).toEqual({ role: 'assistant', content: 'Rome is warmer today, at 24°C.' });
   });
 
   it('emulates tool choice in the prompt and retries a decision that breaks it', async () => {

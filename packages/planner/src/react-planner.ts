@@ -122,6 +122,16 @@ export function createReActPlanner(options: ReActPlannerOptions = {}): Planner {
             );
             inferences.push(final.record);
             answer = final.response.text;
+            // The history keeps the prose answer the user sees, not the decision that asked for it.
+            return {
+              kind: 'final-answer',
+              text: answer,
+              toolCalls: [],
+              actions: [],
+              rejected: [],
+              assistantMessage: { role: 'assistant', content: answer },
+              inferences,
+            };
           }
           return {
             kind: 'final-answer',
