@@ -34,7 +34,7 @@ describe('toolFromDescription', () => {
       args: { text: 'The answer' },
     });
     const run = toolFromDescription({ name: 'shout', description: 'Shout.', args: ['text'] }, ({ text }) =>
-      text.toUpperCase(),
+      String(text).toUpperCase(),
     );
     const registry = new ToolRegistry([echo, run]);
     const action = toolCallToAction(registry, { id: 'c1', toolName: 'answer', arguments: '{"text": "42"}' });
