@@ -72,7 +72,7 @@ const EXPECTED_EXPORTS = {
   '@org/provider-anthropic': ['createAnthropic', 'anthropic'],
   '@org/provider-bedrock': ['createBedrock', 'bedrock'],
   '@org/provider-scripted': ['createScriptedModel'],
-  '@org/provider-conformance': [],
+  '@org/provider-conformance': ['runConformanceSuite', 'projectModelRequest'],
 };
 
 /**
@@ -90,6 +90,36 @@ const SMOKE_CALLS = {
     assert.equal(parsed.ok, true, 'parseToolArguments accepts valid JSON');
     assert.deepEqual(parsed.value, { city: 'Paris' });
     assert.deepEqual(new mod.ToolRegistry().names(), []);
+  `,
+  '@org/plan-executor': `
+    const parsed = mod.parsePlan('{"steps":[{"id":"a","tool":"get_weather","arguments":{"city":"Paris"}}]}');
+    assert.equal(parsed.ok, true, 'parsePlan accepts a one-step plan');
+  `,
+  // Providers: the default instance hands out a model that satisfies the installed core's LanguageModel
+  // contract (spec version included); clients are created lazily, so no key or network is needed.
+  '@org/provider-openai': `
+    const core = await import('@org/core');
+    assert.equal(core.assertLanguageModel(mod.openai('gpt-4o-mini')).modelId, 'gpt-4o-mini');
+  `,
+  '@org/provider-anthropic': `
+    const core = await import('@org/core');
+    assert.equal(core.assertLanguageModel(mod.anthropic('claude-sonnet-4-5')).modelId, 'claude-sonnet-4-5');
+  `,
+  '@org/provider-bedrock': `
+    const core = await import('@org/core');
+    const modelId = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
+    assert.equal(core.assertLanguageModel(mod.bedrock(modelId)).modelId, modelId);
+  `,
+  // Also proves the tokenizer (js-tiktoken and its ranks) ships and loads from a plain install.
+  '@org/provider-scripted': `
+    const core = await import('@org/core');
+    const model = core.assertLanguageModel(mod.createScriptedModel({ script: [{ text: 'It is 18 C in Paris.' }] }));
+    const response = await model.generate({ messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+    assert.equal(response.text, 'It is 18 C in Paris.');
+    assert.ok(response.usage.inputTokens > 0, 'the scripted model counts input tokens');
+  `,
+  '@org/provider-conformance': `
+    assert.equal(typeof mod.runConformanceSuite, 'function');
   `,
 };
 
