@@ -14,6 +14,8 @@ export const TOOL_CALL_OVERHEAD_TOKENS = 3;
 export const REQUEST_OVERHEAD_TOKENS = 3;
 
 let encoder: Tiktoken | undefined;
+const COUNT_CACHE_ENTRIES = 4_096;
+const countCache = new Map<string, number>();
 
 // Building the encoder parses ~200k ranks (tens of milliseconds); do it once per process, on first use.
 function getEncoder(): Tiktoken {
@@ -30,7 +32,13 @@ function getEncoder(): Tiktoken {
  */
 export function countTokens(text: string): number {
   if (text === '') return 0;
-  return getEncoder().encode(text, [], []).length;
+  const cached = countCache.get(text);
+  if (cached !== undefined) return cached;
+  const count = getEncoder().encode(text, [], []).length;
+  // A run sends the same history again on every call: counting each message once keeps long runs linear.
+  if (countCache.size >= COUNT_CACHE_ENTRIES) countCache.clear();
+  countCache.set(text, count);
+  return count;
 }
 
 /**
