@@ -4,8 +4,6 @@ import { type MalformedReference, type Reference, type StringTemplate, scanRefer
 export interface TemplateSite {
   /** Keys and indexes from the arguments object to the string. */
   readonly path: readonly (string | number)[];
-  /** The same path as text, for messages: `query.terms[0]`. */
-  readonly pathText: string;
   readonly template: Exclude<StringTemplate, { kind: 'literal' }>;
 }
 
@@ -24,7 +22,8 @@ export interface CompiledArguments {
 
 const NOTHING: CompiledArguments = Object.freeze({ template: undefined, malformed: Object.freeze([]) });
 
-function pathToText(path: readonly (string | number)[]): string {
+/** A site's path as text, for messages: `query.terms[0]`. Computed only when a message needs it. */
+export function pathToText(path: readonly (string | number)[]): string {
   let text = '';
   for (const key of path)
     text = typeof key === 'number' ? `${text}[${key}]` : text === '' ? key : `${text}.${key}`;
@@ -59,7 +58,7 @@ export function compileArguments(args: Readonly<Record<string, unknown>>): Compi
       if (template.kind === 'literal') return;
       if (path.length > 1) nested = true;
       sites ??= [];
-      sites.push({ path: path.slice(), pathText: pathToText(path), template });
+      sites.push({ path: path.slice(), template });
     } else if (Array.isArray(value)) {
       for (let index = 0; index < value.length; index++) {
         path.push(index);
@@ -114,16 +113,17 @@ export function fillArguments(
     }
     return root as Record<string, unknown>;
   }
-  const copies = new Set<object>([root]);
+  // Containers copied so far; a plan step has a handful, so a list beats a Set.
+  const copies: object[] = [root];
   for (const site of sites) {
     let container = root;
     const path = site.path;
     for (let depth = 0; depth < path.length - 1; depth++) {
       const key = path[depth]!;
       let child = container[key] as Record<string | number, unknown>;
-      if (!copies.has(child)) {
+      if (!copies.includes(child)) {
         child = shallowCopy(child);
-        copies.add(child);
+        copies.push(child);
         setOwn(container, key, child);
       }
       container = child;

@@ -16,6 +16,8 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+const timeOrigin = performance.timeOrigin;
+
 /**
  * Real time: `now()` is milliseconds since the epoch with sub-millisecond precision, `sleep` uses `setTimeout`.
  *
@@ -24,7 +26,7 @@ export interface Clock {
  * await systemClock.sleep(10);
  */
 export const systemClock: Clock = {
-  now: (): number => performance.timeOrigin + performance.now(),
+  now: (): number => timeOrigin + performance.now(),
   sleep: (ms: number, signal?: AbortSignal): Promise<void> =>
     new Promise<void>((resolve) => {
       if (signal?.aborted) {

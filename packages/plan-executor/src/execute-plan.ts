@@ -8,7 +8,7 @@ import {
   type RunEventListener,
 } from '@org/core';
 import type { ToolRegistry } from '@org/tools';
-import { fillArguments, type TemplateSite } from './argument-template.js';
+import { fillArguments, pathToText, type TemplateSite } from './argument-template.js';
 import { type Clock, systemClock } from './clock.js';
 import { createInProcessStepRunner } from './in-process-step-runner.js';
 import type { PlanLimits } from './plan-limits.js';
@@ -219,7 +219,7 @@ class PlanRun {
     }
     if (value === MISSING || value === undefined) {
       this.currentMissing ??= [];
-      this.currentMissing.push({ reference: reference.text, argumentPath: site.pathText });
+      this.currentMissing.push({ reference: reference.text, argumentPath: pathToText(site.path) });
       return MISSING;
     }
     return value;

@@ -1,6 +1,12 @@
 import { closestMatch, type JsonSchema } from '@org/core';
 import type { Tool, ToolRegistry } from '@org/tools';
-import { type ArgumentTemplate, compileArguments, forEachReference } from './argument-template.js';
+import {
+  type ArgumentTemplate,
+  compileArguments,
+  forEachReference,
+  pathToText,
+  type TemplateSite,
+} from './argument-template.js';
 import { orderSteps } from './find-cycles.js';
 import { lookupSchemaField } from './output-schema-field.js';
 import { type ParsePlanOptions, parsePlan } from './parse-plan.js';
@@ -118,7 +124,7 @@ export function validatePlan(input: unknown, options: ValidatePlanOptions): Vali
       });
       continue;
     }
-    const tool = tools.has(step.tool) ? tools.get(step.tool) : undefined;
+    const tool = tools.get(step.tool);
     if (tool === undefined) {
       toolNames ??= tools.names();
       const suggestion = closestMatch(step.tool, toolNames);
@@ -144,7 +150,7 @@ export function validatePlan(input: unknown, options: ValidatePlanOptions): Vali
     index: number,
     step: PlanStep,
     reference: Reference,
-    pathText: string,
+    site: TemplateSite,
   ): number | undefined => {
     const target = indexOf.get(reference.stepId);
     if (reference.path.length > limits.maxReferencePathSegments) {
@@ -154,7 +160,7 @@ export function validatePlan(input: unknown, options: ValidatePlanOptions): Vali
         maximum: limits.maxReferencePathSegments,
         actual: reference.path.length,
         stepId: step.id,
-        path: `steps[${index}].arguments.${pathText}`,
+        path: `steps[${index}].arguments.${pathToText(site.path)}`,
         message: `Step '${step.id}' has a $ref with ${reference.path.length} path segments; the limit 'maxReferencePathSegments' is ${limits.maxReferencePathSegments}.`,
       });
       return undefined;
@@ -166,7 +172,7 @@ export function validatePlan(input: unknown, options: ValidatePlanOptions): Vali
         stepId: step.id,
         reference: reference.text,
         segment,
-        path: `steps[${index}].arguments.${pathText}`,
+        path: `steps[${index}].arguments.${pathToText(site.path)}`,
         message: `Step '${step.id}' refers to '${reference.text}', but '${segment}' is a reserved name, not an output field.`,
       });
       return undefined;
@@ -178,7 +184,7 @@ export function validatePlan(input: unknown, options: ValidatePlanOptions): Vali
         stepId: step.id,
         reference: reference.text,
         missingStepId: reference.stepId,
-        path: `steps[${index}].arguments.${pathText}`,
+        path: `steps[${index}].arguments.${pathToText(site.path)}`,
         ...(suggestion === undefined ? {} : { suggestion }),
         message:
           `Step '${step.id}' refers to unknown step '${reference.stepId}' in '${reference.text}'` +
@@ -191,7 +197,7 @@ export function validatePlan(input: unknown, options: ValidatePlanOptions): Vali
         code: 'self_reference',
         stepId: step.id,
         reference: reference.text,
-        path: `steps[${index}].arguments.${pathText}`,
+        path: `steps[${index}].arguments.${pathToText(site.path)}`,
         message: `Step '${step.id}' refers to its own output ('${reference.text}'); a step can only use earlier results.`,
       });
       return undefined;
@@ -209,7 +215,7 @@ export function validatePlan(input: unknown, options: ValidatePlanOptions): Vali
           toolName: targetTool,
           field: lookup.field,
           available: lookup.available,
-          path: `steps[${index}].arguments.${pathText}`,
+          path: `steps[${index}].arguments.${pathToText(site.path)}`,
           ...(suggestion === undefined ? {} : { suggestion }),
           message:
             `Step '${step.id}' refers to '${reference.text}', but the output of '${targetTool}' has no field ` +
@@ -245,7 +251,7 @@ export function validatePlan(input: unknown, options: ValidatePlanOptions): Vali
     const first = dependencyItems.length;
     for (const site of compiled.template.sites) {
       forEachReference(site, (reference) => {
-        const target = checkReference(index, step, reference, site.pathText);
+        const target = checkReference(index, step, reference, site);
         if (target === undefined) return;
         reference.stepIndex = target;
         if (seenBy[target] !== index) {
