@@ -110,3 +110,27 @@ describe('toJsonSchema', () => {
     expect(input).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
   });
 });
+
+describe('toJsonSchema provider limits', () => {
+  it('refuses property names Anthropic and Bedrock reject, so a tool stays portable', () => {
+    for (const target of ['anthropic', 'bedrock'] as const) {
+      try {
+        toJsonSchema({ type: 'object', properties: { 'user name': { type: 'string' } } }, { target });
+        throw new Error('expected a failure');
+      } catch (error) {
+        expect(InvalidToolSchemaError.isInstance(error)).toBe(true);
+        expect((error as InvalidToolSchemaError).path).toBe('properties/user name');
+      }
+    }
+    expect(() =>
+      toJsonSchema({ type: 'object', properties: { 'user name': { type: 'string' } } }),
+    ).not.toThrow();
+  });
+
+  it('refuses strict schemas nested deeper than OpenAI accepts', () => {
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let level = 0; level < 11; level++)
+      schema = { type: 'object', properties: { next: schema }, required: ['next'] };
+    expect(() => toJsonSchema(schema, { target: 'openai-strict' })).toThrow(/nested more than 10 levels/);
+  });
+});

@@ -120,9 +120,11 @@ export function toJsonSchema(
     case 'anthropic':
     case 'bedrock':
       assertObjectRoot(base, target, named);
+      assertPropertyNames(base, '', target, named);
       return cloneSchema(base);
     case 'openai-strict':
       assertObjectRoot(base, target, named);
+      assertStrictLimits(base, named);
       return strictify(cloneSchema(base), '', named);
     default:
       throw new InvalidToolSchemaError({ path: '', message: `unknown target '${String(target)}'`, ...named });
@@ -145,6 +147,89 @@ function assertObjectRoot(schema: JsonSchema, target: SchemaTarget, named: { too
       ...named,
     });
   }
+}
+
+// Anthropic (and Claude on Bedrock) refuse property keys outside this pattern in `input_schema`.
+const PROPERTY_NAME_PATTERN = /^[a-zA-Z0-9_.-]{1,64}$/;
+
+function assertPropertyNames(
+  schema: unknown,
+  path: string,
+  target: SchemaTarget,
+  named: { toolName?: string },
+): void {
+  if (Array.isArray(schema)) {
+    for (const [index, child] of schema.entries())
+      assertPropertyNames(child, join(path, String(index)), target, named);
+    return;
+  }
+  if (!isRecord(schema)) return;
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'properties' && isRecord(value)) {
+      for (const [name, child] of Object.entries(value)) {
+        if (!PROPERTY_NAME_PATTERN.test(name)) {
+          throw new InvalidToolSchemaError({
+            path: join(join(path, 'properties'), name),
+            target,
+            message: `the property name ${JSON.stringify(name)} is not accepted (property names must match ^[a-zA-Z0-9_.-]{1,64}$)`,
+            ...named,
+          });
+        }
+        assertPropertyNames(child, join(join(path, 'properties'), name), target, named);
+      }
+    } else if (
+      typeof value === 'object' &&
+      value !== null &&
+      key !== 'enum' &&
+      key !== 'const' &&
+      key !== 'default' &&
+      key !== 'examples'
+    ) {
+      assertPropertyNames(value, join(path, key), target, named);
+    }
+  }
+}
+
+// OpenAI structured outputs: at most 5000 object properties in all and 10 levels of object nesting.
+const STRICT_MAXIMUM_PROPERTIES = 5000;
+const STRICT_MAXIMUM_NESTING = 10;
+
+function assertStrictLimits(schema: JsonSchema, named: { toolName?: string }): void {
+  let properties = 0;
+  const visit = (node: unknown, path: string, depth: number): void => {
+    if (Array.isArray(node)) {
+      for (const [index, child] of node.entries()) visit(child, join(path, String(index)), depth);
+      return;
+    }
+    if (!isRecord(node)) return;
+    if (isRecord(node.properties)) {
+      if (depth > STRICT_MAXIMUM_NESTING) {
+        throw new InvalidToolSchemaError({
+          path,
+          target: 'openai-strict',
+          message: `objects are nested more than ${STRICT_MAXIMUM_NESTING} levels deep`,
+          ...named,
+        });
+      }
+      properties += Object.keys(node.properties).length;
+      if (properties > STRICT_MAXIMUM_PROPERTIES) {
+        throw new InvalidToolSchemaError({
+          path,
+          target: 'openai-strict',
+          message: `more than ${STRICT_MAXIMUM_PROPERTIES} object properties in all`,
+          ...named,
+        });
+      }
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'enum' || key === 'const' || key === 'default' || key === 'examples') continue;
+      if (key === 'properties' && isRecord(value)) {
+        for (const [name, child] of Object.entries(value))
+          visit(child, join(join(path, 'properties'), name), depth + 1);
+      } else if (typeof value === 'object' && value !== null) visit(value, join(path, key), depth);
+    }
+  };
+  visit(schema, '', 1);
 }
 
 function restate(description: string | undefined, notes: string[]): string | undefined {
