@@ -9,27 +9,51 @@ import {
 import { createScriptedModel, type ScriptedTurn } from './index.js';
 
 // The scripted model has no wire: its wire request is the ModelRequest it received, and each queued reply is
-// rendered as one scripted turn. Network cases (HTTP errors, disconnects, stalls) do not apply to it.
+// rendered as one scripted turn (stalls and disconnects as `stall` / `disconnect` turns). HTTP error mapping is
+// a wire concern and does not apply to it.
 function turnOf(reply: ScriptedReply): ScriptedTurn {
-  if (reply.type !== 'response') {
-    return {
-      error: new ProviderError({ provider: 'scripted', message: `'${reply.type}' replies need a network.` }),
-    };
-  }
-  return {
-    ...(reply.text === undefined ? {} : { text: reply.text }),
-    ...(reply.toolCalls === undefined
-      ? {}
-      : {
-          toolCalls: reply.toolCalls.map((call) => ({
-            id: call.id,
-            toolName: call.toolName,
-            arguments: call.arguments,
-          })),
+  switch (reply.type) {
+    case 'response':
+      return {
+        ...(reply.text === undefined ? {} : { text: reply.text }),
+        ...(reply.toolCalls === undefined
+          ? {}
+          : {
+              toolCalls: reply.toolCalls.map((call) => ({
+                id: call.id,
+                toolName: call.toolName,
+                arguments: call.arguments,
+              })),
+            }),
+        ...(reply.finishReason === undefined ? {} : { finishReason: reply.finishReason }),
+        ...(reply.usage === undefined ? {} : { usage: reply.usage }),
+      };
+    case 'stall':
+      return { ...(reply.text === undefined ? {} : { text: reply.text }), stall: true };
+    case 'disconnect':
+      return {
+        text: reply.text,
+        ...(reply.partialToolCall === undefined
+          ? {}
+          : {
+              toolCalls: [
+                {
+                  id: reply.partialToolCall.id,
+                  toolName: reply.partialToolCall.toolName,
+                  arguments: reply.partialToolCall.partialArguments,
+                },
+              ],
+            }),
+        disconnect: true,
+      };
+    default:
+      return {
+        error: new ProviderError({
+          provider: 'scripted',
+          message: `'${reply.type}' replies need a network.`,
         }),
-    ...(reply.finishReason === undefined ? {} : { finishReason: reply.finishReason }),
-    ...(reply.usage === undefined ? {} : { usage: reply.usage }),
-  };
+      };
+  }
 }
 
 async function createFixture(): Promise<ConformanceFixture> {
@@ -51,4 +75,4 @@ async function createFixture(): Promise<ConformanceFixture> {
   };
 }
 
-runConformanceSuite({ name: 'scripted', createFixture });
+runConformanceSuite({ name: 'scripted', capabilities: { stalls: true, disconnects: true }, createFixture });

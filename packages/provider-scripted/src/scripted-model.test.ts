@@ -6,7 +6,9 @@ import {
   InvalidToolChoiceError,
   type Message,
   type ModelRequest,
+  ProviderUnavailableError,
   RateLimitError,
+  StreamInterruptedError,
   type StreamPart,
   ToolChoice,
   type ToolSpec,
@@ -390,5 +392,56 @@ describe('createScriptedModel: stream', () => {
     const last = seen.at(-1);
     expect(last?.type === 'error' && AbortedError.isInstance(last.error)).toBe(true);
     expect(seen.filter((part) => part.type === 'finish')).toHaveLength(0);
+  });
+});
+
+describe('createScriptedModel: stalls and disconnects', () => {
+  it('stalls until the request is aborted, and refuses a stall that could never end', async () => {
+    const model = createScriptedModel({
+      script: [{ stall: true }, { stall: true, text: 'partial' }, { stall: true }],
+    });
+    const controller = new AbortController();
+    const pending = model.generate({ messages: task, signal: controller.signal });
+    setImmediate(() => controller.abort());
+    expect(AbortedError.isInstance(await rejection(pending))).toBe(true);
+
+    const streaming = new AbortController();
+    const seen: StreamPart[] = [];
+    for await (const part of model.stream({ messages: task, signal: streaming.signal })) {
+      seen.push(part);
+      if (part.type === 'text-delta') streaming.abort();
+    }
+    expect(seen.map((part) => part.type)).toEqual(['text-delta', 'error']);
+    const last = seen.at(-1);
+    expect(last?.type === 'error' && AbortedError.isInstance(last.error)).toBe(true);
+
+    expect(await rejection(model.generate({ messages: task }))).toMatchObject({
+      mismatch: 'stall-without-signal',
+    });
+  });
+
+  it('loses the connection mid-stream: text and half a call, then StreamInterruptedError, never a tool-call', async () => {
+    const model = createScriptedModel({
+      streamChunkCharacters: 4,
+      script: [
+        {
+          text: 'Checking',
+          toolCalls: [{ id: 'c1', toolName: 'get_weather', arguments: '{"city":"Paris"}' }],
+          disconnect: true,
+        },
+        { disconnect: true },
+      ],
+    });
+    const seen: StreamPart[] = [];
+    for await (const part of model.stream({ messages: task, tools: [weather] })) seen.push(part);
+    expect(seen.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
+    expect(seen.filter((part) => part.type === 'tool-call-start')).toHaveLength(1);
+    const last = seen.at(-1);
+    expect(
+      last?.type === 'error' && StreamInterruptedError.isInstance(last.error) && last.error.partialText,
+    ).toBe('Checking');
+    expect(ProviderUnavailableError.isInstance(await rejection(model.generate({ messages: task })))).toBe(
+      true,
+    );
   });
 });

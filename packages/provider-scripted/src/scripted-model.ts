@@ -14,7 +14,9 @@ import {
   type ModelRequest,
   type ModelResponse,
   mergeCapabilities,
+  ProviderUnavailableError,
   SPECIFICATION_VERSION,
+  StreamInterruptedError,
   type StreamPart,
   type ToolCall,
   type ToolChoice,
@@ -50,6 +52,17 @@ export interface ScriptedTurn {
   readonly usage?: Partial<Omit<Usage, 'totalTokens'>>;
   /** Fail this call with this error instead of answering (a rate limit, an outage, ...). The turn is used up. */
   readonly error?: Error;
+  /**
+   * The answer never completes, until the request is aborted (`AbortedError`): `generate` waits; `stream` sends
+   * the text first. Needs a request with a signal.
+   */
+  readonly stall?: boolean;
+  /**
+   * The connection is lost mid-answer: `stream` sends the text and the first half of each tool call's arguments,
+   * then ends with a `StreamInterruptedError` part (no `tool-call`, no `finish`); `generate` fails with
+   * `ProviderUnavailableError`.
+   */
+  readonly disconnect?: boolean;
 }
 
 /** What a script function knows about the call it answers. */
@@ -301,6 +314,13 @@ export function createScriptedModel(options: ScriptedModelOptions): ScriptedMode
       let prepared: (PreparedCall & { adjustments: Adjustment[] }) | undefined;
       try {
         prepared = await prepare(request, 'generate');
+        if (prepared.turn.stall === true) await untilAborted(request, prepared.callIndex);
+        if (prepared.turn.disconnect === true) {
+          throw new ProviderUnavailableError({
+            provider,
+            message: 'The scripted connection was lost (disconnect turn).',
+          });
+        }
         const latency = simulatedLatency(
           options.latency,
           prepared.inputTokens,
@@ -343,7 +363,10 @@ export function createScriptedModel(options: ScriptedModelOptions): ScriptedMode
         const { response } = prepared;
         const latency = simulatedLatency(options.latency, prepared.inputTokens, response.usage.outputTokens);
         await sleepOrAbort(clock, latency.firstTokenMs, request);
-        const parts = streamParts(response, chunkCharacters);
+        const interrupted = prepared.turn.stall === true || prepared.turn.disconnect === true;
+        const parts = interrupted
+          ? interruptedParts(response, chunkCharacters)
+          : streamParts(response, chunkCharacters);
         // Generation time is spread over the parts by cumulative targets, so the total equals generate()'s.
         let spent = 0;
         for (const [index, part] of parts.entries()) {
@@ -351,6 +374,14 @@ export function createScriptedModel(options: ScriptedModelOptions): ScriptedMode
           await sleepOrAbort(clock, Math.max(0, target - spent), request);
           spent = target;
           yield part;
+        }
+        if (prepared.turn.stall === true) await untilAborted(request, prepared.callIndex);
+        if (prepared.turn.disconnect === true) {
+          throw new StreamInterruptedError({
+            provider,
+            message: 'The scripted connection was lost mid-stream (disconnect turn).',
+            partialText: response.text,
+          });
         }
         const finish: StreamPart = {
           type: 'finish',
@@ -403,6 +434,43 @@ function chunk(text: string, size: number): string[] {
     chunks.push(codePoints.slice(index, index + size).join(''));
   }
   return chunks;
+}
+
+/** What arrives before a stall or a disconnect: the text, and the start of each call with half its arguments. */
+function interruptedParts(response: ModelResponse, chunkCharacters: number): StreamPart[] {
+  const parts: StreamPart[] = chunk(response.text, chunkCharacters).map((delta) => ({
+    type: 'text-delta',
+    delta,
+  }));
+  for (const toolCall of response.toolCalls) {
+    parts.push({ type: 'tool-call-start', toolCallId: toolCall.id, toolName: toolCall.toolName });
+    const half = Array.from(toolCall.arguments)
+      .slice(0, Math.floor(Array.from(toolCall.arguments).length / 2))
+      .join('');
+    for (const argumentsDelta of chunk(half, chunkCharacters)) {
+      parts.push({ type: 'tool-call-delta', toolCallId: toolCall.id, argumentsDelta });
+    }
+  }
+  return parts;
+}
+
+/** Waits until the request is aborted; a stall without a signal could never end, so it is refused. */
+function untilAborted(request: ModelRequest, callIndex: number): Promise<never> {
+  const signal = request.signal;
+  if (signal === undefined) {
+    return Promise.reject(
+      new ScriptMismatchError({
+        callIndex,
+        mismatch: 'stall-without-signal',
+        message: 'the turn stalls, but the request has no abort signal, so it could never end.',
+      }),
+    );
+  }
+  return new Promise<never>((_, reject) => {
+    const abort = (): void => reject(new AbortedError({ operation: 'model call', cause: signal.reason }));
+    if (signal.aborted) abort();
+    else signal.addEventListener('abort', abort, { once: true });
+  });
 }
 
 function streamParts(response: ModelResponse, chunkCharacters: number): StreamPart[] {
