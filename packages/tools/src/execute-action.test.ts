@@ -407,3 +407,54 @@ describe('formatObservationForModel', () => {
     ).toBe('Error (tool_execution_failed): Boom.');
   });
 });
+
+describe('executeAction properties', () => {
+  it('turns anything a tool throws or rejects with into one error observation', async () => {
+    const { default: fc } = await import('fast-check');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.anything({ withBigInt: true, withMap: true, withSet: true }),
+        fc.boolean(),
+        async (thrown, asynchronous) => {
+          const registry = new ToolRegistry([
+            simple('fails', () => {
+              if (asynchronous) return Promise.reject(thrown);
+              throw thrown;
+            }),
+          ]);
+          const observation = await executeAction(registry, action('fails'));
+          expect(observation.status).toBe('error');
+          expect(observation.error?.code).toBe('tool_execution_failed');
+          expect(typeof observation.error?.message).toBe('string');
+        },
+      ),
+      { numRuns: Number(process.env.FC_NUM_RUNS ?? 1000) },
+    );
+  });
+});
+
+describe('executeAction streaming and abort', () => {
+  it('closes a stream that is stuck when the call times out', async () => {
+    vi.useFakeTimers();
+    let closed = false;
+    const registry = new ToolRegistry([
+      simple(
+        'stuck',
+        () => ({
+          [Symbol.asyncIterator]: () => ({
+            next: () => new Promise<IteratorResult<unknown>>(() => {}),
+            return: async () => {
+              closed = true;
+              return { done: true, value: undefined };
+            },
+          }),
+        }),
+        { timeoutMs: 100 },
+      ),
+    ]);
+    const pending = executeAction(registry, action('stuck'));
+    await vi.advanceTimersByTimeAsync(100);
+    expect((await pending).status).toBe('timeout');
+    expect(closed).toBe(true);
+  });
+});

@@ -119,6 +119,15 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   }
 }
 
+/** Closes a stream whose call is over; its own cleanup failing changes nothing any more. */
+async function closeIterator(iterator: AsyncIterator<unknown>): Promise<void> {
+  try {
+    await iterator.return?.();
+  } catch {
+    // The call already has its final state.
+  }
+}
+
 function safeHasArtifacts(value: unknown): boolean {
   try {
     return hasArtifacts(value);
@@ -347,10 +356,12 @@ export async function executeAction(
     }, timeoutMs);
   }
 
+  let activeIterator: AsyncIterator<unknown> | undefined;
   const run = async (): Promise<unknown> => {
     const result = tool.execute(args, context);
     if (isAsyncIterable(result)) {
       const iterator = result[Symbol.asyncIterator]();
+      activeIterator = iterator;
       let last: unknown;
       let hasLast = false;
       try {
@@ -369,13 +380,8 @@ export async function executeAction(
           hasLast = true;
         }
       } finally {
-        if (controller.signal.aborted) {
-          try {
-            await iterator.return?.();
-          } catch {
-            // The stream's own cleanup failed after the call was already over.
-          }
-        }
+        activeIterator = undefined;
+        if (controller.signal.aborted) await closeIterator(iterator);
       }
     }
     return isThenable(result) ? await result : result;
@@ -390,8 +396,8 @@ export async function executeAction(
   if (timer !== undefined) clearTimeout(timer);
   removeAbortListener();
   if (outcome.kind !== 'returned' && outcome.kind !== 'thrown') {
-    // Tell a tool that ignored nothing yet to stop; a late result is discarded (`completed` is never read again).
-    if (!controller.signal.aborted) controller.abort();
+    // A late result is discarded (`completed` is never read again); a stream stuck in `next()` is asked to close.
+    if (activeIterator !== undefined) void closeIterator(activeIterator);
   }
 
   switch (outcome.kind) {
