@@ -23,7 +23,7 @@ export {
 } from './function-calling-planner.js';
 export type { InferenceRecord, Planner, PlannerTurn, PlanningContext, RejectedToolCall } from './planner.js';
 export { parseReActDecision, type ReActDecision, type ReActDecisionResult } from './react-decision.js';
-export { createReActPlanner, type ReActPlannerOptions } from './react-planner.js';
+export { createReActPlanner, type ReActPlannerOptions, renderDecision } from './react-planner.js';
 export { renderReActInstructions } from './react-prompt.js';
 export { runAgent } from './run-agent.js';
 export { type AgentStream, streamAgent } from './stream-agent.js';

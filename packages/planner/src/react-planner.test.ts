@@ -46,14 +46,57 @@ describe('createReActPlanner', () => {
     const system = first?.messages[0]?.content ?? '';
     expect(system).toContain('- get_weather: Current temperature of a city');
     expect(system).toContain('"type": "call_tool"');
+    // The model answered in the text form; the history shows the decision in the format the prompt asks for.
     expect(second?.messages.slice(2)).toEqual([
       {
         role: 'assistant',
-        content: 'Thought: I need Paris.\nAction: get_weather\nAction Input: {"city": "Paris"}',
+        content:
+          '{"thought":"I need Paris.","type":"call_tool","tool":"get_weather","args":{"city":"Paris"}}',
       },
       { role: 'user', content: expect.stringMatching(/^Observation: /) },
     ]);
     expect(JSON.parse((second?.messages[3]?.content ?? '').replace('Observation: ', ''))).toEqual(PARIS);
+  });
+
+  it('asks for the text form when configured, and can keep the model’s own text in the history', async () => {
+    const tools = weatherTools();
+    const model = reactModel([
+      reactCall('get_weather', { city: 'Paris' }, 'Paris first.'),
+      { text: 'Thought: done\nFinal Answer: 18°C.' },
+      reactCall('get_weather', { city: 'Rome' }),
+      { text: 'Final Answer: 24°C.' },
+    ]);
+    const text = await runAgent({
+      model,
+      tools,
+      planner: createReActPlanner({ decisionFormat: 'text' }),
+      task: TASK,
+    });
+    expect(model.requests[0]?.messages[0]?.content).toBe(
+      renderReActInstructions(tools.specs(), ToolChoice.auto(), 'text'),
+    );
+    expect(model.requests[0]?.messages[0]?.content).toContain(
+      'Action Input: <the arguments as one JSON object>',
+    );
+    expect(text.messages[1]).toEqual({
+      role: 'assistant',
+      content: 'Thought: Paris first.\nAction: get_weather\nAction Input: {"city":"Paris"}',
+    });
+    const verbatim = await runAgent({
+      model,
+      tools,
+      planner: createReActPlanner({ historyFormat: 'verbatim' }),
+      task: TASK,
+    });
+    expect(verbatim.messages[1]?.content).toBe(
+      JSON.stringify({
+        thought: 'I call get_weather.',
+        type: 'call_tool',
+        tool: 'get_weather',
+        args: { city: 'Rome' },
+      }),
+    );
+    expect(verbatim.text).toBe('24°C.');
   });
 
   it('retries an unreadable answer with the parse error shown to the model, emitting an event per failure', async () => {

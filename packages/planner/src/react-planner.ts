@@ -4,7 +4,7 @@ import { DecisionExtractionError, InvalidAgentOptionsError } from './errors.js';
 import { missingResult } from './function-calling-planner.js';
 import { infer, requestSettings } from './infer.js';
 import type { InferenceRecord, Planner, PlannerTurn, PlanningContext } from './planner.js';
-import { parseReActDecision } from './react-decision.js';
+import { parseReActDecision, type ReActDecision } from './react-decision.js';
 import { renderReActInstructions, toolChoiceViolation } from './react-prompt.js';
 import { toolCallsToActions } from './tool-calls-to-actions.js';
 
@@ -21,6 +21,43 @@ export interface ReActPlannerOptions {
   readonly schemaTarget?: SchemaTarget;
   /** The prompt of the separate final-answer inference. */
   readonly finalAnswerPrompt?: string;
+  /**
+   * The decision format the prompt asks for: `json` (default), `{"thought", "type", "tool", "args", "answer"}`,
+   * or `text`, `Thought: / Action: / Action Input: / Final Answer:`. Both are read either way.
+   */
+  readonly decisionFormat?: 'json' | 'text';
+  /**
+   * How a decision is recorded in the history: `normalized` (default) rewrites it in `decisionFormat`, whatever
+   * format the model used, so every step shows the model the format it is asked for; `verbatim` keeps the
+   * model's own text.
+   */
+  readonly historyFormat?: 'normalized' | 'verbatim';
+}
+
+/**
+ * A decision written in one of the two formats, as the history records it.
+ *
+ * @example
+ * renderDecision({ type: 'final_answer', thought: 'I know.', answer: 'Rome.', format: 'json' }, 'text');
+ * // 'Thought: I know.\nFinal Answer: Rome.'
+ */
+export function renderDecision(decision: ReActDecision, format: 'json' | 'text'): string {
+  if (format === 'json') {
+    if (decision.type === 'final_answer') {
+      return JSON.stringify({ thought: decision.thought, type: 'final_answer', answer: decision.answer });
+    }
+    let args: unknown = decision.argumentsText;
+    try {
+      args = JSON.parse(decision.argumentsText);
+    } catch {
+      // Broken arguments are shown as the model wrote them; the observation says what is wrong with them.
+    }
+    return JSON.stringify({ thought: decision.thought, type: 'call_tool', tool: decision.tool, args });
+  }
+  const thought = decision.thought === '' ? '' : `Thought: ${decision.thought}\n`;
+  return decision.type === 'final_answer'
+    ? `${thought}Final Answer: ${decision.answer}`
+    : `${thought}Action: ${decision.tool}\nAction Input: ${decision.argumentsText}`;
 }
 
 const DEFAULT_FINAL_ANSWER_PROMPT =
@@ -51,6 +88,8 @@ export function createReActPlanner(options: ReActPlannerOptions = {}): Planner {
   }
   const target = options.schemaTarget ?? 'json-schema';
   const finalAnswerMode = options.finalAnswer ?? 'decision';
+  const historyFormat = options.historyFormat ?? 'normalized';
+  const decisionFormat = options.decisionFormat ?? 'json';
 
   return {
     kind: 'react',
@@ -58,7 +97,11 @@ export function createReActPlanner(options: ReActPlannerOptions = {}): Planner {
     assertSupports(_model: LanguageModel): void {},
 
     async plan(context: PlanningContext): Promise<PlannerTurn> {
-      const instructions = renderReActInstructions(context.tools.specs({ target }), context.toolChoice);
+      const instructions = renderReActInstructions(
+        context.tools.specs({ target }),
+        context.toolChoice,
+        decisionFormat,
+      );
       if (context.toolChoice.type !== 'auto') {
         context.emit({
           type: 'adjustment',
@@ -104,7 +147,10 @@ export function createReActPlanner(options: ReActPlannerOptions = {}): Planner {
           continue;
         }
         const decision = parsed.decision;
-        const assistantMessage = { role: 'assistant' as const, content: response.text };
+        const assistantMessage = {
+          role: 'assistant' as const,
+          content: historyFormat === 'verbatim' ? response.text : renderDecision(decision, decisionFormat),
+        };
         if (decision.type === 'final_answer') {
           let answer = decision.answer;
           if (finalAnswerMode === 'separate-inference') {

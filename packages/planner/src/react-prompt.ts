@@ -5,9 +5,13 @@ import type { ToolChoice, ToolSpec } from '@org/core';
  * arguments, the decision format, and what the step's tool choice demands.
  *
  * @example
- * renderReActInstructions(registry.specs(), ToolChoice.auto());
+ * renderReActInstructions(registry.specs(), ToolChoice.auto(), 'json');
  */
-export function renderReActInstructions(tools: readonly ToolSpec[], toolChoice: ToolChoice): string {
+export function renderReActInstructions(
+  tools: readonly ToolSpec[],
+  toolChoice: ToolChoice,
+  decisionFormat: 'json' | 'text' = 'json',
+): string {
   const toolList =
     tools.length === 0
       ? 'No tools are available.'
@@ -17,15 +21,28 @@ export function renderReActInstructions(tools: readonly ToolSpec[], toolChoice: 
               `- ${tool.name}: ${tool.description}\n  Arguments (JSON Schema): ${JSON.stringify(tool.inputSchema)}`,
           )
           .join('\n');
+  const format =
+    decisionFormat === 'json'
+      ? [
+          'Work one step at a time. Answer with exactly one JSON object and nothing else, either',
+          '{"thought": "<your reasoning>", "type": "call_tool", "tool": "<tool name>", "args": {<arguments>}}',
+          'to call one tool, or',
+          '{"thought": "<your reasoning>", "type": "final_answer", "answer": "<the answer for the user>"}',
+          'when you can answer.',
+        ]
+      : [
+          'Work one step at a time. Answer in exactly this form, either',
+          'Thought: <your reasoning>\nAction: <tool name>\nAction Input: <the arguments as one JSON object>',
+          'to call one tool, or',
+          'Thought: <your reasoning>\nFinal Answer: <the answer for the user>',
+          'when you can answer.',
+        ];
   return [
     'You can use these tools:',
     toolList,
     '',
-    'Work one step at a time. Answer with exactly one JSON object and nothing else, either',
-    '{"thought": "<your reasoning>", "type": "call_tool", "tool": "<tool name>", "args": {<arguments>}}',
-    'to call one tool, or',
-    '{"thought": "<your reasoning>", "type": "final_answer", "answer": "<the answer for the user>"}',
-    'when you can answer. After a tool call you receive "Observation: <result>".',
+    ...format,
+    'After a tool call you receive "Observation: <result>".',
     ...toolChoiceRule(toolChoice),
   ].join('\n');
 }
