@@ -47,6 +47,8 @@ const PENDING = 0;
 const RUNNING = 1;
 const DONE = 2;
 const NOT_PARSED: unique symbol = Symbol('not-parsed');
+const NEVER_ABORTED = new AbortController().signal;
+setMaxListeners(0, NEVER_ABORTED);
 
 type Mutable<T> = { -readonly [Key in keyof T]: T[Key] };
 
@@ -110,8 +112,8 @@ class PlanRun {
   private aborted = false;
   private ended = false;
   private abortReason: string | undefined;
-  private readonly controller = new AbortController();
-  private readonly planSignal = this.controller.signal;
+  /** What runners listen to: the caller's signal, or one that never aborts (no controller per plan). */
+  private readonly planSignal: AbortSignal;
   private readonly stepControllers: (AbortController | undefined)[] | undefined;
   private readonly runStartedAt: number;
   private resolveRun!: (result: PlanResult) => void;
@@ -144,6 +146,7 @@ class PlanRun {
     this.queue = new Int32Array(count);
     this.skipStack = new Int32Array(count);
     this.stepControllers = stepTimeoutMs === undefined ? undefined : new Array(count);
+    this.planSignal = externalSignal ?? NEVER_ABORTED;
     this.done = new Promise<PlanResult>((resolve) => {
       this.resolveRun = resolve;
     });
@@ -157,8 +160,8 @@ class PlanRun {
   }
 
   start(): void {
-    // Every running step listens to the plan's signal (through its runner); that is by design, not a leak.
-    setMaxListeners(0, this.controller.signal);
+    // Every running step listens to the plan's signal (through its runner): many listeners by design, not a leak.
+    if (this.planSignal !== NEVER_ABORTED) setMaxListeners(0, this.planSignal);
     const signal = this.externalSignal;
     if (signal !== undefined) {
       if (signal.aborted) {
@@ -452,7 +455,6 @@ class PlanRun {
     const reason = this.externalSignal?.reason;
     this.abortReason = reason === undefined ? 'The plan was aborted.' : errorMessageOf(reason);
     const abortError = new AbortedError({ operation: 'The plan', cause: reason });
-    this.controller.abort(abortError);
     const { order } = this.graph;
     for (let position = 0; position < order.length; position++) {
       const step = order[position]!;

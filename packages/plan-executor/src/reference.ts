@@ -19,7 +19,6 @@ export const STEP_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 // A reference is `$ref:` + a step id + zero or more `.segment`s. Segments use the same characters as ids, so a
 // reference ends cleanly inside prose: in "Weather: $ref:a.temp." the final period is text.
-const REFERENCE_IN_TEXT = /\$ref:([A-Za-z0-9_-]*)((?:\.[A-Za-z0-9_-]+)*)/g;
 
 /**
  * Names that exist on every object through its prototype. A path segment naming one is an invalid reference,
@@ -67,40 +66,67 @@ const LITERAL_SCAN: ScannedString = Object.freeze({ template: LITERAL, malformed
  * scanReferences('Weather: $ref:a.temp'); // text with one reference
  */
 export function scanReferences(value: string): ScannedString {
-  const first = value.indexOf(REFERENCE_PREFIX);
-  if (first === -1) return LITERAL_SCAN;
-  const pattern = REFERENCE_IN_TEXT;
-  pattern.lastIndex = first;
+  let position = value.indexOf(REFERENCE_PREFIX);
+  if (position === -1) return LITERAL_SCAN;
+  // A hand-written scanner rather than a global regex: no match arrays, and a whole-value reference (the common
+  // case) keeps the original string as its text.
+  const length = value.length;
   let parts: TemplatePart[] | undefined;
   let malformed: MalformedReference[] | undefined;
   let last = 0;
   let referenceCount = 0;
-  for (let match = pattern.exec(value); match !== null; match = pattern.exec(value)) {
-    const stepId = match[1] ?? '';
-    const start = match.index;
-    if (stepId === '') {
+  while (position !== -1) {
+    const idStart = position + REFERENCE_PREFIX.length;
+    let end = idStart;
+    while (end < length && isReferenceCharacter(value.charCodeAt(end))) end++;
+    if (end === idStart) {
       malformed ??= [];
-      malformed.push({ text: value.slice(start, start + 24) });
+      malformed.push({ text: value.slice(position, position + 24) });
+      position = value.indexOf(REFERENCE_PREFIX, idStart);
       continue;
     }
-    const pathText = match[2] ?? '';
+    const stepId = value.slice(idStart, end);
+    let path: string[] | undefined;
+    while (
+      end + 1 < length &&
+      value.charCodeAt(end) === 46 /* . */ &&
+      isReferenceCharacter(value.charCodeAt(end + 1))
+    ) {
+      let segmentEnd = end + 1;
+      while (segmentEnd < length && isReferenceCharacter(value.charCodeAt(segmentEnd))) segmentEnd++;
+      path ??= [];
+      path.push(value.slice(end + 1, segmentEnd));
+      end = segmentEnd;
+    }
     const reference: Reference = {
-      text: match[0],
+      text: position === 0 && end === length ? value : value.slice(position, end),
       stepId,
-      path: pathText === '' ? NO_PATH : pathText.slice(1).split('.'),
+      path: path ?? NO_PATH,
       stepIndex: -1,
     };
     parts ??= [];
-    if (start > last) parts.push(value.slice(last, start));
+    if (position > last) parts.push(value.slice(last, position));
     parts.push(reference);
     referenceCount++;
-    last = start + match[0].length;
+    last = end;
+    position = value.indexOf(REFERENCE_PREFIX, end);
   }
   if (parts === undefined) return { template: LITERAL, malformed: malformed ?? NO_MALFORMED };
-  if (last < value.length) parts.push(value.slice(last));
+  if (last < length) parts.push(value.slice(last));
   const only = parts[0];
   if (parts.length === 1 && typeof only === 'object') {
     return { template: { kind: 'whole', reference: only }, malformed: malformed ?? NO_MALFORMED };
   }
   return { template: { kind: 'text', parts, referenceCount }, malformed: malformed ?? NO_MALFORMED };
+}
+
+/** Letters, digits, `_` and `-`: the characters of step ids and path segments. */
+function isReferenceCharacter(code: number): boolean {
+  return (
+    (code >= 97 && code <= 122) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 48 && code <= 57) ||
+    code === 95 ||
+    code === 45
+  );
 }
