@@ -504,3 +504,38 @@ describe('runAgent: inputs', () => {
     assertToolCallPairing(result.messages);
   });
 });
+
+describe('runAgent: abort during a tool call', () => {
+  it('aborts the running tools through their signal and ends with aborted, every call answered', async () => {
+    const controller = new AbortController();
+    const started: string[] = [];
+    const tools = new ToolRegistry([
+      defineTool({
+        name: 'slow_lookup',
+        description: 'A lookup that waits on its signal.',
+        input: z.object({ key: z.string() }),
+        execute: ({ key }, context) =>
+          new Promise((_, reject) => {
+            started.push(key);
+            if (started.length === 2) controller.abort(new Error('user pressed stop'));
+            context.signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true });
+          }),
+      }),
+    ]);
+    const model = createScriptedModel({
+      script: [
+        {
+          toolCalls: [
+            { toolName: 'slow_lookup', arguments: { key: 'a' } },
+            { toolName: 'slow_lookup', arguments: { key: 'b' } },
+          ],
+        },
+      ],
+    });
+    const result = await runAgent({ model, tools, task: 'Look up a and b.', signal: controller.signal });
+    expect(result.finishReason).toBe('aborted');
+    expect(result.observations.map((observation) => observation.status)).toEqual(['aborted', 'aborted']);
+    expect(result.roundTrips).toBe(1);
+    assertToolCallPairing(result.messages);
+  });
+});
