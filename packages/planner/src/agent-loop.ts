@@ -63,8 +63,7 @@ function prepare(options: AgentOptions): {
   if (typeof options.model?.generate !== 'function') {
     throw new InvalidAgentOptionsError({ option: 'model', message: 'must be a LanguageModel.' });
   }
-  const registry =
-    options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools as Iterable<Tool>);
+  const registry = toRegistry(options.tools);
   const planner =
     options.planner ??
     (options.model.capabilities.toolCalls ? createFunctionCallingPlanner() : createReActPlanner());
@@ -490,6 +489,29 @@ export async function executeRun(
       error: error instanceof Error ? error : new OrgError('error', { message: String(error) }),
     });
   }
+}
+
+function toRegistry(tools: AgentOptions['tools']): ToolRegistry {
+  if (tools instanceof ToolRegistry) return tools;
+  const candidate = tools as unknown as
+    | { specs?: unknown; resolve?: unknown; list?: unknown }
+    | null
+    | undefined;
+  // A registry from another copy of @org/tools fails instanceof; rebuild it from its tools.
+  if (typeof candidate?.specs === 'function' && typeof candidate.list === 'function') {
+    return new ToolRegistry((candidate.list as () => Tool[]).call(candidate));
+  }
+  if (
+    candidate === null ||
+    candidate === undefined ||
+    typeof (candidate as Iterable<Tool>)[Symbol.iterator] !== 'function'
+  ) {
+    throw new InvalidAgentOptionsError({
+      option: 'tools',
+      message: 'must be a ToolRegistry or an iterable of tools.',
+    });
+  }
+  return new ToolRegistry(candidate as Iterable<Tool>);
 }
 
 function approvedOf(decision: ApprovalDecision): boolean {

@@ -219,6 +219,9 @@ describe('runAgent: the loop', () => {
         ],
       },
     ];
+    await expect(runAgent({ model, tools: 42 as never, task: TASK })).rejects.toMatchObject({
+      option: 'tools',
+    });
     for (const options of cases) {
       await expect(runAgent({ model, tools: weatherTools(), ...options })).rejects.toSatisfy(
         (error) =>
@@ -227,6 +230,14 @@ describe('runAgent: the loop', () => {
       );
     }
     expect(model.requests).toHaveLength(0);
+  });
+
+  it('accepts an array of tools in place of a registry', async () => {
+    const model = createScriptedModel({
+      script: [{ toolCalls: [weatherCall('Rome')] }, answerFromLastObservation],
+    });
+    const result = await runAgent({ model, tools: weatherTools().list(), task: TASK });
+    expect(result.observations[0]?.output).toEqual(ROME);
   });
 
   it('continues a conversation, its leading system messages joined to the system prompt', async () => {

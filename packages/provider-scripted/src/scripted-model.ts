@@ -131,7 +131,7 @@ export interface ScriptedModel extends LanguageModel {
   readonly clock: Clock;
   /** Every request received, in order (including rejected ones). */
   readonly requests: readonly ModelRequest[];
-  /** Every call with its timing, tokens and outcome, in order of completion of the request validation. */
+  /** Every call with its timing, tokens and outcome, in the order the calls ended. */
   readonly calls: readonly ScriptedCall[];
   /** The turns not yet used, or `undefined` for a script function. */
   readonly remainingTurns: number | undefined;
