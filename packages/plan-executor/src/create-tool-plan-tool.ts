@@ -17,17 +17,16 @@ export interface ToolPlanToolOptions extends Omit<ExecutePlanOptions, 'signal' |
 }
 
 /**
- * The description a model reads: the format, references, scheduling and failure rules, in about 120 tokens
+ * The description a model reads: the format, references, scheduling and failure rules, in about 130 tokens
  * (the benchmark prints the exact count).
  */
 export const TOOL_PLAN_DESCRIPTION =
-  "Run several tool calls in one go. Steps run in parallel unless one uses another's result. " +
+  "Run many tool calls in one go; steps run in parallel unless one uses another's result. " +
   'Example: {"steps":[{"id":"a","tool":"search","arguments":{"q":"x"}},' +
   '{"id":"b","tool":"fetch","arguments":{"url":"$ref:a.items.0.url","note":"from $ref:a.title"}}],' +
   '"output_steps":["b"]}. ' +
-  '"$ref:ID" is step ID\'s whole output; "$ref:ID.field.0.x" a part of it; inside longer text it is inserted as text. ' +
-  'A step runs once the steps it references finish; if one fails, steps using it are skipped. ' +
-  'output_steps: ids whose results you need (default all).';
+  '"$ref:ID" is step ID\'s output, "$ref:ID.field.0.x" a part of it; inside longer text it is inserted as text. ' +
+  'If a step fails, steps using it are skipped. output_steps: the results you need (default all).';
 
 function inputSchema(maxSteps: number): JsonSchema {
   return {
