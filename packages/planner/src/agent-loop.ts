@@ -8,6 +8,7 @@ import {
   type Message,
   OrgError,
   type RunEvent,
+  type RunEventOf,
   type ToolChoice,
   toToolChoice,
   type Usage,
@@ -163,13 +164,19 @@ export async function executeRun(
   const setup = prepare(options);
   const { registry, planner, systemPrompt, maxSteps, maxIdenticalCalls, stopConditions } = setup;
   const now = (): number => (options.clock ?? Date).now();
-  const emit = (event: RunEvent): void => {
+  const deliver = (event: RunEvent): void => {
     if (listener === undefined) return;
     try {
       listener(event);
     } catch {
       // A throwing listener must not break the run (RunEventListener contract).
     }
+  };
+  const emit = (event: RunEvent): void => {
+    deliver(event);
+    // The plan tool reports its steps as progress; surface them as the plan-step events they are, so a listener
+    // sees plan steps start and finish without knowing which tool runs plans.
+    if (event.type === 'tool-call-progress' && isPlanStepEvent(event.progress)) deliver(event.progress);
   };
   const resume = options.resume;
   const runId = resume?.state.runId ?? options.runId ?? `run_${++runCounter}`;
@@ -489,6 +496,17 @@ export async function executeRun(
       error: error instanceof Error ? error : new OrgError('error', { message: String(error) }),
     });
   }
+}
+
+function isPlanStepEvent(value: unknown): value is RunEventOf<'plan-step-started' | 'plan-step-finished'> {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as { type?: unknown; stepId?: unknown; toolName?: unknown; timestamp?: unknown };
+  return (
+    (candidate.type === 'plan-step-started' || candidate.type === 'plan-step-finished') &&
+    typeof candidate.stepId === 'string' &&
+    typeof candidate.toolName === 'string' &&
+    typeof candidate.timestamp === 'number'
+  );
 }
 
 function toRegistry(tools: AgentOptions['tools']): ToolRegistry {

@@ -1,4 +1,4 @@
-import { assertToolCallPairing, type Message, ToolChoice } from '@org/core';
+import { assertToolCallPairing, type Message, type RunEvent, ToolChoice } from '@org/core';
 import { createToolPlanTool } from '@org/plan-executor';
 import {
   countMessageTokens,
@@ -99,7 +99,7 @@ async function runNative(): Promise<ModeRun> {
   return { result, model, prefix: prefixWithTools(tools), executions };
 }
 
-async function runPlanMode(): Promise<ModeRun> {
+async function runPlanMode(onEvent?: (event: RunEvent) => void): Promise<ModeRun> {
   const executions: string[] = [];
   const weather = weatherTools(executions);
   const tools = ToolRegistry.compose(weather, new ToolRegistry([createToolPlanTool({ tools: weather })]));
@@ -135,6 +135,7 @@ async function runPlanMode(): Promise<ModeRun> {
     planner: createFunctionCallingPlanner(),
     systemPrompt: SYSTEM_PROMPT,
     task: TASK,
+    ...(onEvent === undefined ? {} : { onEvent }),
   });
   return { result, model, prefix: prefixWithTools(tools), executions };
 }
@@ -218,5 +219,20 @@ describe('the same task in the three modes', () => {
     expect(runs.native.result.usage.inputTokens).toBe(3 * runs.native.prefix + 2 * n0 + n1);
     const [p0] = deltas(runs.plan) as [number];
     expect(runs.plan.result.usage.inputTokens).toBe(2 * runs.plan.prefix + p0);
+  });
+
+  it('surfaces the plan tool’s steps as plan-step events of the run', async () => {
+    const events: RunEvent[] = [];
+    await runPlanMode((event) => events.push(event));
+    const steps = events.flatMap((event) =>
+      event.type === 'plan-step-started' || event.type === 'plan-step-finished'
+        ? [`${event.type}:${event.stepId}`]
+        : [],
+    );
+    expect(steps.filter((step) => step.startsWith('plan-step-started'))).toHaveLength(3);
+    expect(steps.filter((step) => step.startsWith('plan-step-finished'))).toHaveLength(3);
+    expect(steps.indexOf('plan-step-finished:paris')).toBeLessThan(
+      steps.indexOf('plan-step-started:compare'),
+    );
   });
 });
