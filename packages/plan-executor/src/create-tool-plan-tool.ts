@@ -18,7 +18,10 @@ export interface ToolPlanToolOptions extends Omit<ExecutePlanOptions, 'signal' |
 
 /**
  * The description a model reads: the format, references, scheduling and failure rules, in about 130 tokens
- * (the benchmark prints the exact count).
+ * (the benchmark prints the exact count). Extend it rather than replace it when your tools need more guidance.
+ *
+ * @example
+ * createToolPlanTool({ tools, description: `${TOOL_PLAN_DESCRIPTION} Prefer one plan over many single calls.` });
  */
 export const TOOL_PLAN_DESCRIPTION =
   "Run many tool calls in one go; steps run in parallel unless one uses another's result. " +

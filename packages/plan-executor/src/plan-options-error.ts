@@ -1,6 +1,15 @@
 import { brandError, OrgError } from '@org/core';
 
-/** An option of `executePlan` / `createToolPlanTool` has a value it cannot take (`maxConcurrency: 0`, ...). */
+/**
+ * An option of `executePlan` / `createToolPlanTool` has a value it cannot take (`maxConcurrency: 0`, ...).
+ *
+ * @example
+ * try {
+ *   await executePlan(plan, { tools, maxConcurrency: 0 });
+ * } catch (error) {
+ *   if (PlanOptionsError.isInstance(error)) console.error(error.option); // 'maxConcurrency'
+ * }
+ */
 export class PlanOptionsError extends OrgError {
   /** The option concerned, e.g. `maxConcurrency`. */
   readonly option: string;

@@ -24,5 +24,10 @@ export interface Plan {
   readonly output_steps?: readonly string[];
 }
 
-/** The name of the plan tool; a plan step may not call it. */
+/**
+ * The name of the plan tool; a plan step may not call it.
+ *
+ * @example
+ * if (toolCall.toolName === TOOL_PLAN_TOOL_NAME) console.log('the model sent a whole plan');
+ */
 export const TOOL_PLAN_TOOL_NAME = 'execute_tool_plan';
