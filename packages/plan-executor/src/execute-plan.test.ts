@@ -8,9 +8,11 @@ import {
   PlanOptionsError,
   type PlanResult,
   type PlanStepInput,
+  PlanValidationError,
   type StepObservation,
   type StepRunner,
   type StepRunRequest,
+  validatePlan,
 } from './index.js';
 
 const wait = (
@@ -231,6 +233,86 @@ describe('executePlan: fail-forward', () => {
       ['success', undefined],
     ]);
     expect(result.steps[1]!.error?.message).toBe('The step runner failed: queue down');
+  });
+});
+
+describe('executePlan: hostile values from callers and tools', () => {
+  it('rejects a caller-built plan whose arguments throw when read, with a typed error', async () => {
+    const tools = createTestTools();
+    const hostile = { value: 'x' };
+    Object.defineProperty(hostile, 'boom', {
+      enumerable: true,
+      get: () => {
+        throw new Error('getter exploded');
+      },
+    });
+    const error = await executePlan(
+      { steps: [{ id: 'h', tool: 'echo', arguments: hostile }] },
+      { tools },
+    ).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(PlanValidationError.isInstance(error)).toBe(true);
+    expect((error as PlanValidationError).problems).toEqual([
+      { code: 'malformed_plan', path: '', message: 'The plan could not be read: getter exploded' },
+    ]);
+  });
+
+  it('fails only the step whose arguments start throwing after validation, and reads a throwing output getter as missing', async () => {
+    const tools = createTestTools();
+    let explode = false;
+    const hostileArguments = { value: '$ref:w.city' };
+    Object.defineProperty(hostileArguments, 'late', {
+      enumerable: true,
+      get: () => {
+        if (explode) throw new Error('getter exploded');
+        return 1;
+      },
+    });
+    const hostileOutput = {};
+    Object.defineProperty(hostileOutput, 'field', {
+      enumerable: true,
+      get: () => {
+        throw new Error('output getter exploded');
+      },
+    });
+    const inProcess = createInProcessStepRunner(tools);
+    const runner: StepRunner = {
+      run: async (request) =>
+        request.action.toolName === 'json_text'
+          ? {
+              actionId: request.action.id,
+              toolName: 'json_text',
+              status: 'success',
+              rawOutput: hostileOutput,
+              durationMs: 0,
+            }
+          : inProcess.run(request),
+    };
+    const checked = validatePlan(
+      {
+        steps: [
+          { id: 'w', tool: 'get_weather', arguments: { city: 'Oslo' } },
+          { id: 'hostile', tool: 'echo', arguments: hostileArguments },
+          { id: 'j', tool: 'json_text', arguments: {} },
+          { id: 'read', tool: 'echo', arguments: { value: '$ref:j.field' } },
+        ],
+      },
+      { tools },
+    );
+    if (!checked.ok) throw checked.error;
+    explode = true;
+    const result = await executePlan(checked.plan, { tools, runner });
+    expect(statuses(result)).toEqual({ w: 'success', hostile: 'error', j: 'success', read: 'success' });
+    expect(result.steps[1]!.error).toMatchObject({
+      code: 'step_preparation_failed',
+      message: "The arguments of step 'hostile' could not be prepared: getter exploded",
+    });
+    expect(result.steps[3]!.output).toBeNull();
+    expect(result.steps[3]!.missingReferences).toEqual([
+      { reference: '$ref:j.field', argumentPath: 'value' },
+    ]);
   });
 });
 

@@ -16,7 +16,7 @@ import { PlanOptionsError } from './plan-options-error.js';
 import type { MissingReference, PlanResult, PlanStatus, PlanStepResult } from './plan-result.js';
 import { MISSING, parseJsonContainer, readPath, toInterpolatedText } from './read-reference.js';
 import type { Reference } from './reference.js';
-import { checkStepArguments } from './step-arguments.js';
+import { checkStepArguments, type StepArgumentsCheck } from './step-arguments.js';
 import type { StepObservation, StepRunner } from './step-runner.js';
 import { graphOf, type PlanGraph, validatePlan } from './validate-plan.js';
 
@@ -246,15 +246,26 @@ class PlanRun {
       if (this.state[step] !== RUNNING) return;
     }
     const template = graph.templates[step];
-    let args: Record<string, unknown>;
-    if (template === undefined) args = planStep.arguments as Record<string, unknown>;
-    else {
-      this.currentMissing = undefined;
-      args = fillArguments(planStep.arguments, template, this.resolveSite);
-      if (this.currentMissing !== undefined) this.missing[step] = this.currentMissing;
-      this.currentMissing = undefined;
+    let args: Record<string, unknown> = planStep.arguments as Record<string, unknown>;
+    let checked: StepArgumentsCheck;
+    try {
+      if (template !== undefined) {
+        this.currentMissing = undefined;
+        args = fillArguments(planStep.arguments, template, this.resolveSite);
+        if (this.currentMissing !== undefined) this.missing[step] = this.currentMissing;
+        this.currentMissing = undefined;
+      }
+      checked = checkStepArguments(graph.stepTools[step]!, args);
+    } catch (error) {
+      // Only a caller-built plan can get here (an argument or output getter that throws); JSON never does.
+      checked = {
+        ok: false,
+        error: {
+          code: 'step_preparation_failed',
+          message: `The arguments of step '${planStep.id}' could not be prepared: ${errorMessageOf(error)}`,
+        },
+      };
     }
-    const checked = checkStepArguments(graph.stepTools[step]!, args);
     if (!checked.ok) {
       this.settle(step, 'error', undefined, checked.error, undefined, args);
       return;
@@ -542,24 +553,29 @@ class PlanRun {
  * );
  * console.log(result.status, formatPlanResult(result));
  */
-export async function executePlan(plan: unknown, options: ExecutePlanOptions): Promise<PlanResult> {
-  const maxConcurrency = checkOptions(options);
-  const validated = validatePlan(plan, {
-    tools: options.tools,
-    ...(options.limits === undefined ? {} : { limits: options.limits }),
-  });
-  if (!validated.ok) throw validated.error;
-  const graph = graphOf(validated.plan)!;
-  const run = new PlanRun(
-    graph,
-    options.runner ?? createInProcessStepRunner(options.tools),
-    options.clock ?? systemClock,
-    maxConcurrency,
-    options.stepTimeoutMs,
-    options.onEvent,
-    options.actionIdPrefix ?? '',
-    options.signal,
-  );
+export function executePlan(plan: unknown, options: ExecutePlanOptions): Promise<PlanResult> {
+  // Not an async function: one promise per plan (the run's own), and invalid input still rejects, never throws.
+  let run: PlanRun;
+  try {
+    const maxConcurrency = checkOptions(options);
+    const validated = validatePlan(plan, {
+      tools: options.tools,
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
+    });
+    if (!validated.ok) return Promise.reject(validated.error);
+    run = new PlanRun(
+      graphOf(validated.plan)!,
+      options.runner ?? createInProcessStepRunner(options.tools),
+      options.clock ?? systemClock,
+      maxConcurrency,
+      options.stepTimeoutMs,
+      options.onEvent,
+      options.actionIdPrefix ?? '',
+      options.signal,
+    );
+  } catch (error) {
+    return Promise.reject(error);
+  }
   run.start();
   return run.done;
 }

@@ -1,4 +1,4 @@
-import { closestMatch } from '@org/core';
+import { closestMatch, errorMessageOf } from '@org/core';
 import { checkJsonText, checkJsonValue, type JsonLimitViolation } from './json-limits.js';
 import type { Plan, PlanStep } from './plan.js';
 import type { PlanLimits } from './plan-limits.js';
@@ -137,7 +137,20 @@ function parseArguments(
  * if (parsed.ok) console.log(parsed.plan.steps[0]?.arguments); // { city: 'Paris' }
  */
 export function parsePlan(input: unknown, options: ParsePlanOptions = {}): ParsePlanResult {
-  const limits = resolvePlanLimits(options.limits);
+  try {
+    return parsePlanValue(input, resolvePlanLimits(options.limits));
+  } catch (error) {
+    // Only a caller-built object can throw while being read (a getter, a Proxy); JSON never does.
+    return {
+      ok: false,
+      error: new PlanValidationError([
+        { code: 'malformed_plan', path: '', message: `The plan could not be read: ${errorMessageOf(error)}` },
+      ]),
+    };
+  }
+}
+
+function parsePlanValue(input: unknown, limits: PlanLimits): ParsePlanResult {
   const problems: PlanProblem[] = [];
   const fail = (): ParsePlanResult => ({ ok: false, error: new PlanValidationError(problems) });
   let value = input;

@@ -1,4 +1,4 @@
-import { closestMatch, type JsonSchema } from '@org/core';
+import { closestMatch, errorMessageOf, type JsonSchema } from '@org/core';
 import type { Tool, ToolRegistry } from '@org/tools';
 import {
   type ArgumentTemplate,
@@ -75,6 +75,20 @@ export function graphOf(plan: unknown): PlanGraph | undefined {
  * if (!checked.ok) console.log(checked.error.message);
  */
 export function validatePlan(input: unknown, options: ValidatePlanOptions): ValidatePlanResult {
+  try {
+    return validatePlanValue(input, options);
+  } catch (error) {
+    // Only a caller-built object can throw while being read (a getter, a Proxy); JSON never does.
+    return {
+      ok: false,
+      error: new PlanValidationError([
+        { code: 'malformed_plan', path: '', message: `The plan could not be read: ${errorMessageOf(error)}` },
+      ]),
+    };
+  }
+}
+
+function validatePlanValue(input: unknown, options: ValidatePlanOptions): ValidatePlanResult {
   const existing = graphOf(input);
   if (existing !== undefined && existing.tools === options.tools)
     return { ok: true, plan: input as ValidatedPlan };
