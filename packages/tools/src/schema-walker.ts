@@ -52,6 +52,15 @@ export function childPath(path: string, key: string): string {
   return `${path}[${JSON.stringify(key)}]`;
 }
 
+/**
+ * A did-you-mean that is never a wild guess: at most one edit per three characters, and nothing for names shorter
+ * than three characters (`z` is not a typo of `x`).
+ */
+function suggestName(input: string, candidates: readonly string[]): string | undefined {
+  if (input.length < 3) return undefined;
+  return closestMatch(input, candidates, { maxDistance: Math.max(1, Math.floor(input.length / 3)) });
+}
+
 function indexPath(path: string, index: number): string {
   return `${path}[${index}]`;
 }
@@ -378,7 +387,7 @@ function matchEnum(allowed: readonly unknown[], value: unknown, path: string, co
     }
   }
   const strings = allowed.filter((candidate): candidate is string => typeof candidate === 'string');
-  const near = typeof value === 'string' ? closestMatch(value, strings) : undefined;
+  const near = typeof value === 'string' ? suggestName(value, strings) : undefined;
   context.issues.push({
     path,
     problem:
@@ -627,7 +636,7 @@ function walkObject(
     if (closed) {
       const candidates =
         properties === undefined ? [] : Object.keys(properties).filter((name) => !Object.hasOwn(value, name));
-      const near = closestMatch(key, candidates);
+      const near = suggestName(key, candidates);
       const known = properties === undefined ? [] : Object.keys(properties);
       context.issues.push({
         path: keyPath,

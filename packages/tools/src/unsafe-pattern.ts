@@ -1,8 +1,9 @@
 /**
  * A conservative static check for regular expressions that may backtrack catastrophically. It refuses:
- * - a repeated group that itself contains a repeated term (nested quantifiers: `(a+)+`, `(\w*\s?)*`);
+ * - a repeated group with a repeated term inside that is not closed by a mandatory delimiter it cannot match
+ *   itself (nested quantifiers: `(a+)+`, `(\w+\s?)*`; but `(?:[a-z]+\.)*` is fine);
  * - a repeated group whose alternatives can start with the same character, or can match nothing (`(a|a)*`, `(a|ab)+`);
- * - two adjacent unbounded quantifiers whose characters overlap (`\d+\d*`, `.*.*`);
+ * - two adjacent unbounded quantifiers where what the first can end with can start the second (`\d+\d*`, `.*.*`);
  * - back-references (`\1`, `\k<name>`), which no regex engine matches in linear time.
  * Conservative means it may refuse a pattern that is in fact safe; it never accepts one of the shapes above.
  */
@@ -81,9 +82,22 @@ interface Node {
   readonly first: CharSet;
   /** All characters the piece can consume. */
   readonly all: CharSet;
+  /** Characters that can end a match. */
+  readonly last: CharSet;
   readonly canBeEmpty: boolean;
-  /** Contains a quantifier that repeats (max > 1). */
+  /** Contains a variable-length quantifier (max > min): the source of ambiguity under an outer repetition. */
   readonly repeats: boolean;
+}
+
+/** A piece of a sequence with its quantifier applied. */
+interface Term extends Node {
+  readonly unbounded: boolean;
+  readonly zeroWidth?: boolean;
+}
+
+/** One alternative: its terms in order. */
+interface Sequence extends Node {
+  readonly terms: readonly Term[];
 }
 
 class UnsafePattern {
@@ -126,56 +140,67 @@ class PatternChecker {
     return this.source[this.position];
   }
 
-  private alternation(): Node & { alternatives: Node[] } {
-    const alternatives: Node[] = [this.sequence()];
+  private alternation(): Node & { alternatives: Sequence[] } {
+    const alternatives: Sequence[] = [this.sequence()];
     while (this.peek() === '|') {
       this.position++;
       alternatives.push(this.sequence());
     }
     let first = EMPTY;
     let all = EMPTY;
+    let last = EMPTY;
     for (const alternative of alternatives) {
       first = union(first, alternative.first);
       all = union(all, alternative.all);
+      last = union(last, alternative.last);
     }
     return {
       first,
       all,
+      last,
       canBeEmpty: alternatives.some((alternative) => alternative.canBeEmpty),
       repeats: alternatives.some((alternative) => alternative.repeats),
       alternatives,
     };
   }
 
-  private sequence(): Node {
+  private sequence(): Sequence {
     let first = EMPTY;
     let all = EMPTY;
     let canBeEmpty = true;
     let repeats = false;
     let previousUnbounded: CharSet | undefined;
+    const terms: Term[] = [];
     while (this.position < this.source.length && this.peek() !== '|' && this.peek() !== ')') {
       const term = this.term();
-      if (term.unbounded && previousUnbounded !== undefined && overlaps(previousUnbounded, term.all)) {
+      // `\d+\d*`: a string can be split between the two in many ways; harmless only when what the first can end
+      // with never starts the second (`(?:\w+\.)*\w*`).
+      if (term.unbounded && previousUnbounded !== undefined && overlaps(previousUnbounded, term.first)) {
         throw new UnsafePattern('two adjacent unbounded quantifiers can match the same characters');
       }
-      if (term.unbounded) previousUnbounded = term.all;
+      if (term.unbounded) previousUnbounded = term.last;
       else if (!term.canBeEmpty) previousUnbounded = undefined;
       if (canBeEmpty) first = union(first, term.first);
       all = union(all, term.all);
       canBeEmpty = canBeEmpty && term.canBeEmpty;
       repeats = repeats || term.repeats;
+      terms.push(term);
     }
-    return { first, all, canBeEmpty, repeats };
+    let last = EMPTY;
+    for (let index = terms.length - 1; index >= 0; index--) {
+      const term = terms[index] as Term;
+      last = union(last, term.last);
+      if (!term.canBeEmpty) break;
+    }
+    return { first, all, last, canBeEmpty, repeats, terms };
   }
 
-  private term(): Node & { unbounded: boolean; zeroWidth?: boolean } {
+  private term(): Term {
     const atom = this.atom();
     const quantifier = this.quantifier();
     if (quantifier === undefined) return { ...atom, unbounded: false };
     const { min, max } = quantifier;
     if (max > 1 && atom.group !== undefined) {
-      if (atom.repeats)
-        throw new UnsafePattern('a repeated group contains another quantifier (nested quantifiers)');
       if (atom.canBeEmpty) throw new UnsafePattern('a repeated group can match the empty string');
       const alternatives = atom.group.alternatives;
       for (let i = 0; i < alternatives.length; i++) {
@@ -187,13 +212,41 @@ class PatternChecker {
           }
         }
       }
+      // Nested quantifiers are safe only when every variable-length piece inside is followed by a character it
+      // cannot end with (`(?:[a-z]+\.)*`, `([0-9a-f]{1,4}:){7}`): then each iteration ends in exactly one place.
+      for (const alternative of alternatives) {
+        const terms = alternative.terms.filter((term) => term.zeroWidth !== true);
+        for (let index = 0; index < terms.length; index++) {
+          const term = terms[index] as Term;
+          if (!term.repeats) continue;
+          let follow = EMPTY;
+          let closed = false;
+          for (let next = index + 1; next < terms.length; next++) {
+            const following = terms[next] as Term;
+            follow = union(follow, following.first);
+            if (!following.canBeEmpty) {
+              closed = true;
+              break;
+            }
+          }
+          // Nothing mandatory follows inside the group: the next iteration does.
+          if (!closed) follow = union(follow, atom.first);
+          if (overlaps(term.last, follow)) {
+            throw new UnsafePattern(
+              'a repeated group contains a variable-length piece that is not closed by a distinct delimiter (nested quantifiers)',
+            );
+          }
+        }
+      }
     }
     return {
       first: atom.first,
       all: atom.all,
+      last: atom.last,
       canBeEmpty: atom.canBeEmpty || min === 0,
-      repeats: atom.repeats || max > 1,
+      repeats: atom.repeats || max > min,
       unbounded: max === Number.POSITIVE_INFINITY,
+      ...(atom.zeroWidth === true ? { zeroWidth: true } : {}),
     };
   }
 
@@ -218,7 +271,7 @@ class PatternChecker {
     return result;
   }
 
-  private atom(): Node & { group?: { alternatives: Node[] }; zeroWidth?: boolean } {
+  private atom(): Node & { group?: { alternatives: readonly Sequence[] }; zeroWidth?: boolean } {
     const char = this.peek() as string;
     this.position++;
     switch (char) {
@@ -242,7 +295,14 @@ class PatternChecker {
         if (this.peek() !== ')') throw new UnsafePattern('it has an unbalanced parenthesis');
         this.position++;
         if (lookaround)
-          return { first: EMPTY, all: EMPTY, canBeEmpty: true, repeats: inner.repeats, zeroWidth: true };
+          return {
+            first: EMPTY,
+            all: EMPTY,
+            last: EMPTY,
+            canBeEmpty: true,
+            repeats: inner.repeats,
+            zeroWidth: true,
+          };
         return { ...inner, group: { alternatives: inner.alternatives } };
       }
       case '[':
@@ -250,15 +310,15 @@ class PatternChecker {
       case '\\':
         return this.escape(false);
       case '.':
-        return { first: ANY, all: ANY, canBeEmpty: false, repeats: false };
+        return { first: ANY, all: ANY, last: ANY, canBeEmpty: false, repeats: false };
       case '^':
       case '$':
-        return { first: EMPTY, all: EMPTY, canBeEmpty: true, repeats: false, zeroWidth: true };
+        return { first: EMPTY, all: EMPTY, last: EMPTY, canBeEmpty: true, repeats: false, zeroWidth: true };
       default: {
         const code = char.codePointAt(0) ?? 0;
         if (code > 0xffff) this.position++;
         const set = single(code);
-        return { first: set, all: set, canBeEmpty: false, repeats: false };
+        return { first: set, all: set, last: set, canBeEmpty: false, repeats: false };
       }
     }
   }
@@ -266,7 +326,13 @@ class PatternChecker {
   private escape(inClass: boolean): Node & { zeroWidth?: boolean } {
     const char = this.peek();
     this.position++;
-    const set = (value: CharSet): Node => ({ first: value, all: value, canBeEmpty: false, repeats: false });
+    const set = (value: CharSet): Node => ({
+      first: value,
+      all: value,
+      last: value,
+      canBeEmpty: false,
+      repeats: false,
+    });
     switch (char) {
       case 'd':
         return set(DIGIT);
@@ -288,9 +354,9 @@ class PatternChecker {
       }
       case 'b':
         if (inClass) return set(single(8));
-        return { first: EMPTY, all: EMPTY, canBeEmpty: true, repeats: false, zeroWidth: true };
+        return { first: EMPTY, all: EMPTY, last: EMPTY, canBeEmpty: true, repeats: false, zeroWidth: true };
       case 'B':
-        return { first: EMPTY, all: EMPTY, canBeEmpty: true, repeats: false, zeroWidth: true };
+        return { first: EMPTY, all: EMPTY, last: EMPTY, canBeEmpty: true, repeats: false, zeroWidth: true };
       case 'k':
         if (!inClass) throw new UnsafePattern('it uses a back-reference');
         return set(single(107));
@@ -379,6 +445,6 @@ class PatternChecker {
     this.position++;
     let set: CharSet = any ? ANY : { negated: false, ranges };
     if (negated) set = any ? ANY : complement(set);
-    return { first: set, all: set, canBeEmpty: false, repeats: false };
+    return { first: set, all: set, last: set, canBeEmpty: false, repeats: false };
   }
 }

@@ -324,3 +324,39 @@ describe('validateToolArguments properties', () => {
     expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(before);
   });
 });
+
+describe('validateToolArguments messages', () => {
+  it('does not blame a field it coerced when another field fails, and never guesses from one letter', () => {
+    const tool = defineTool({
+      name: 'pick',
+      description: 'Pick.',
+      input: z.object({
+        a: z.union([z.literal('x'), z.literal('y')]),
+        c: z.union([z.literal(1), z.literal('k')]).optional(),
+      }),
+      execute: (args) => args,
+    });
+    expect(tool.inputSchema.properties?.a).toEqual({ type: 'string', enum: ['x', 'y'] });
+    const result = validateToolArguments(tool, { a: 'z', c: '1' });
+    expect(!result.ok && (result.error as InvalidToolArgumentsError).issues).toEqual([
+      { path: 'a', problem: 'must be one of "x", "y"; got the string "z".' },
+    ]);
+    expect(validateToolArguments(tool, { a: 'x', c: '1' })).toMatchObject({
+      ok: true,
+      value: { a: 'x', c: 1 },
+    });
+  });
+
+  it('reports zod formats and refinements next to schema problems', () => {
+    const tool = defineTool({
+      name: 'signup',
+      description: 'Sign up.',
+      input: z.object({ email: z.email(), age: z.number().int() }),
+      execute: (args) => args,
+    });
+    const result = validateToolArguments(tool, { email: 'not-an-email', age: 'old' });
+    expect(
+      !result.ok && (result.error as InvalidToolArgumentsError).issues.map((issue) => issue.path).sort(),
+    ).toEqual(['age', 'email']);
+  });
+});

@@ -42,6 +42,9 @@ function zodPath(path: readonly PropertyKey[]): string {
   return result;
 }
 
+/** zod issue codes for checks JSON Schema does not carry (so the walk cannot have reported them). */
+const BEYOND_JSON_SCHEMA: ReadonlySet<string> = new Set(['custom', 'invalid_format', 'not_multiple_of']);
+
 function fromZodIssue(issue: ZodIssueLike): ToolArgumentIssue[] {
   const path = zodPath(issue.path);
   if (issue.code === 'unrecognized_keys' && issue.keys !== undefined) {
@@ -90,18 +93,23 @@ function failure(
 function safeZod(
   compiled: CompiledTool,
   value: unknown,
-): { success: true; data: unknown } | { success: false; issues: ToolArgumentIssue[] } {
+):
+  | { success: true; data: unknown }
+  | { success: false; issues: ToolArgumentIssue[]; beyondJsonSchema: ToolArgumentIssue[] } {
   try {
     const result = safeParse(compiled.zod!, value);
     if (result.success) return { success: true, data: result.data };
-    return { success: false, issues: (result.error.issues as readonly ZodIssueLike[]).flatMap(fromZodIssue) };
+    const zodIssues = result.error.issues as readonly ZodIssueLike[];
+    return {
+      success: false,
+      issues: zodIssues.flatMap(fromZodIssue),
+      beyondJsonSchema: zodIssues.filter((issue) => BEYOND_JSON_SCHEMA.has(issue.code)).flatMap(fromZodIssue),
+    };
   } catch (error) {
     // A refinement of the user's schema threw: report it as a problem rather than crash the caller.
     const message = error instanceof Error ? error.message : String(error);
-    return {
-      success: false,
-      issues: [{ path: '', problem: `the arguments could not be checked: ${message}` }],
-    };
+    const issues = [{ path: '', problem: `the arguments could not be checked: ${message}` }];
+    return { success: false, issues, beyondJsonSchema: issues };
   }
 }
 
@@ -120,10 +128,10 @@ function safeZod(
 export function validateToolArguments<Args>(
   tool: Tool<Args>,
   value: unknown,
-  options: ValidateToolArgumentsOptions = {},
+  options?: ValidateToolArgumentsOptions,
 ): ValidateToolArgumentsResult<Args> {
   const compiled = compiledToolOf(tool as unknown as Tool);
-  const toolCallId = options.toolCallId;
+  const toolCallId = options?.toolCallId;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return failure(
       tool as unknown as Tool,
@@ -136,7 +144,7 @@ export function validateToolArguments<Args>(
       toolCallId,
     );
   }
-  const limits = options.limits === undefined ? DEFAULT_LIMITS : resolveLimits(options.limits);
+  const limits = options?.limits === undefined ? DEFAULT_LIMITS : resolveLimits(options.limits);
   let setsHidden = false;
   if (compiled.hidden.size > 0)
     for (const key of compiled.hidden) if (Object.hasOwn(value, key)) setsHidden = true;
@@ -174,7 +182,7 @@ export function validateToolArguments<Args>(
     }
   }
 
-  const coerce = options.coerce ?? true;
+  const coerce = options?.coerce ?? true;
   const context: WalkContext = {
     root: compiled.inputSchema,
     coerce,
@@ -203,7 +211,10 @@ export function validateToolArguments<Args>(
   }
   const issues = [...context.issues];
   if (!parsed.success) {
-    for (const issue of parsed.issues) if (!overlapsExisting(issue.path, issues)) issues.push(issue);
+    // After a failed walk zod saw the raw value, so its type and enum complaints repeat the walk's or concern
+    // values the walk coerced; only what JSON Schema cannot express (refinements, formats) is new.
+    const candidates = walked === INVALID ? parsed.beyondJsonSchema : parsed.issues;
+    for (const issue of candidates) if (!overlapsExisting(issue.path, issues)) issues.push(issue);
     if (issues.length === 0) issues.push(...parsed.issues);
   }
   return failure(tool as unknown as Tool, issues, toolCallId);

@@ -32,7 +32,60 @@ export function zodToJsonSchema(schema: ZodSchema, toolName?: string): JsonSchem
     });
   }
   const { $schema: _ignored, ...rest } = converted;
-  return rest as JsonSchema;
+  return collapseLiteralUnions(rest) as JsonSchema;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const LITERAL_KEYS: ReadonlySet<string> = new Set(['type', 'const', 'description']);
+
+/**
+ * zod describes `z.union([z.literal('a'), z.literal('b')])` as `anyOf` of `const`s; models read an `enum` better,
+ * and strict mode accepts it more widely. The meaning is the same.
+ */
+function collapseLiteralUnions(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(collapseLiteralUnions);
+  if (!isRecord(node)) return node;
+  const result: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    Object.defineProperty(result, key, {
+      value:
+        key === 'enum' || key === 'const' || key === 'default' || key === 'examples'
+          ? value
+          : collapseLiteralUnions(value),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  const branches = result.anyOf;
+  if (
+    Array.isArray(branches) &&
+    branches.length >= 2 &&
+    branches.every(
+      (branch) =>
+        isRecord(branch) &&
+        'const' in branch &&
+        Object.keys(branch).every((key) => LITERAL_KEYS.has(key)) &&
+        branch.description === undefined,
+    )
+  ) {
+    const values = branches.map((branch) => (branch as Record<string, unknown>).const);
+    const types = [
+      ...new Set(
+        branches
+          .map((branch) => (branch as Record<string, unknown>).type)
+          .filter((type) => type !== undefined),
+      ),
+    ];
+    delete result.anyOf;
+    if (types.length === branches.length || types.length > 0)
+      result.type = types.length === 1 ? types[0] : types;
+    result.enum = values;
+  }
+  return result;
 }
 
 /** The zod schema without the given top-level keys (hidden parameters), when it is an object schema. */
