@@ -241,6 +241,7 @@ export async function executeRun(
     turn: PlannerTurn,
     toolChoice: ToolChoice,
     decisions: Readonly<Record<string, ApprovalDecision>>,
+    startedAt: number,
   ): Promise<AgentResult | undefined> => {
     const results = new Map<string, ToolObservation>();
     for (const rejected of turn.rejected) {
@@ -333,7 +334,7 @@ export async function executeRun(
     observations.push(...ordered);
     state.lastObservations = ordered;
     state.history.push(...planner.recordTurn(turn, ordered));
-    recordStep(turn, toolChoice, ordered);
+    recordStep(turn, toolChoice, ordered, startedAt);
 
     if (loop !== undefined) return finish('loop-guard', { error: loop });
     if (options.signal?.aborted) {
@@ -367,6 +368,7 @@ export async function executeRun(
     turn: PlannerTurn,
     toolChoice: ToolChoice,
     stepObservations: ToolObservation[],
+    startedAt: number,
   ): void => {
     const usage = turn.inferences.reduce((sum, inference) => addUsage(sum, inference.usage), EMPTY_USAGE);
     state.usage = addUsage(state.usage, usage);
@@ -383,6 +385,8 @@ export async function executeRun(
       })),
       inferences: turn.inferences,
       usage,
+      startedAt,
+      finishedAt: now(),
     });
     state.step++;
   };
@@ -405,6 +409,7 @@ export async function executeRun(
         resume.state.pending.turn,
         resume.state.pending.toolChoice,
         resume.decisions,
+        resume.state.pending.startedAt,
       );
       if (ended !== undefined) return ended;
     }
@@ -439,14 +444,15 @@ export async function executeRun(
         emit,
         now,
       };
+      const stepStartedAt = now();
       const turn = await planner.plan(context);
       if (turn.kind === 'failed') {
-        recordStep(turn, toolChoice, []);
+        recordStep(turn, toolChoice, [], stepStartedAt);
         return finish('error', turn.error === undefined ? {} : { error: turn.error });
       }
       if (turn.kind === 'final-answer') {
         state.history.push(...planner.recordTurn(turn, []));
-        recordStep(turn, toolChoice, []);
+        recordStep(turn, toolChoice, [], stepStartedAt);
         return finish('final-answer', { text: turn.text });
       }
       if (
@@ -474,12 +480,12 @@ export async function executeRun(
           callCounts: [...state.callCounts],
           calledTools: [...state.calledTools],
           forcedChoiceSatisfied: state.forcedChoiceSatisfied,
-          pending: { turn, toolChoice },
+          pending: { turn, toolChoice, startedAt: stepStartedAt },
           pendingApprovals: needingApproval,
         };
         return finish('approval-required', { pendingApprovals: needingApproval, paused });
       }
-      const ended = await completeStep(turn, toolChoice, {});
+      const ended = await completeStep(turn, toolChoice, {}, stepStartedAt);
       if (ended !== undefined) return ended;
     }
     return finish('max-steps', { detail: `The run reached maxSteps (${maxSteps}) without a final answer.` });

@@ -63,6 +63,9 @@ export interface AgentStep {
   readonly inferences: readonly InferenceRecord[];
   /** Usage of this step's model calls. */
   readonly usage: Usage;
+  /** When planning began and when the step's last tool call ended, on the run's clock. */
+  readonly startedAt: number;
+  readonly finishedAt: number;
 }
 
 /** A paused run, resumable with `runAgent({ ...options, resume: { state, decisions } })`. Plain JSON data. */
@@ -78,7 +81,11 @@ export interface AgentState {
   readonly calledTools: readonly string[];
   readonly forcedChoiceSatisfied: boolean;
   /** The planned step waiting for approval. */
-  readonly pending: { readonly turn: PlannerTurn; readonly toolChoice: ToolChoice };
+  readonly pending: {
+    readonly turn: PlannerTurn;
+    readonly toolChoice: ToolChoice;
+    readonly startedAt: number;
+  };
   /** The actions waiting for a decision. */
   readonly pendingApprovals: readonly Action[];
 }

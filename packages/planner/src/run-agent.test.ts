@@ -63,6 +63,11 @@ describe('runAgent: the loop', () => {
     expect(result).toMatchObject({ finishReason: 'final-answer', text: EXPECTED_ANSWER, roundTrips: 3 });
     // The two 1 s lookups ran side by side.
     expect(clock.now()).toBe(1000);
+    expect(result.steps.map((step) => [step.startedAt, step.finishedAt])).toEqual([
+      [0, 1000],
+      [1000, 1000],
+      [1000, 1000],
+    ]);
     expect(result.steps.map((step) => step.toolCalls.length)).toEqual([2, 1, 0]);
     expect(result.observations).toHaveLength(3);
     expect(result.steps.reduce((sum, step) => addUsage(sum, step.usage), EMPTY_USAGE)).toEqual(result.usage);
