@@ -1,0 +1,512 @@
+// Benchmark 1: ReAct, native parallel function calling and plan mode on the same tasks, on the scripted model
+// (real o200k_base token counts, simulated latency on a virtual clock shared with the tools).
+// Prints round trips, input / output tokens, simulated wall time and whether the answer is right, for the three
+// latency profiles; asserts the analytic counts (it throws, and the process fails, on any mismatch); prints the
+// targets as PASS / FAIL with the measured ratio.
+// Usage: node src/modes.bench.mjs
+import assert from 'node:assert/strict';
+import { createToolPlanTool } from '@org/plan-executor';
+import { createFunctionCallingPlanner, createReActPlanner, runAgent } from '@org/planner';
+import {
+  countMessageTokens,
+  countOutputTokens,
+  countRequestTokens,
+  countTokens,
+  countToolSpecTokens,
+  createScriptedModel,
+  createTaskScripts,
+  createVirtualClock,
+  LATENCY_PROFILES,
+} from '@org/provider-scripted';
+import { defineTool, ToolRegistry } from '@org/tools';
+import { z } from 'zod';
+import { fixed, ratio, table, verdict } from './report.mjs';
+
+const MODES = ['react', 'native', 'plan'];
+const PROFILES = ['fast', 'typical', 'slow'];
+const SYSTEM_PROMPT = 'You are a research assistant. Use the tools; answer from their results only.';
+
+// ---------------------------------------------------------------------------------------------------------------
+// The world the tools read. The expected answers below are computed from these tables, not from a run.
+
+const SCORES = {
+  a1: 3,
+  a2: 5,
+  a3: 1,
+  b1: 4,
+  b2: 4,
+  b3: 2,
+  q1: 7,
+  q2: 2,
+  q3: 9,
+  q4: 4,
+  q5: 11,
+  q6: 6,
+  q7: 1,
+  q8: 8,
+  solo: 42,
+  A1: 6,
+  A2: 2,
+  B1: 5,
+  B2: 9,
+};
+/** Simulated duration of each search, in virtual milliseconds; 300 unless named. */
+const SEARCH_MS = { A1: 900, A2: 100, B1: 100, B2: 900 };
+const HOP_MS = 200;
+
+/** A deterministic filler of exactly `tokens` o200k_base tokens, for the large-observation task. */
+function documentOfTokens(tokens, seed) {
+  const words = ['alpha', 'river', 'stone', 'lumen', 'orbit', 'cedar', 'delta', 'quartz', 'harbor', 'meadow'];
+  const parts = [];
+  let index = seed;
+  while (countTokens(parts.join(' ')) < tokens) {
+    for (let batch = 0; batch < 200; batch++) parts.push(words[(index++ * 7) % words.length]);
+  }
+  while (countTokens(parts.join(' ')) > tokens) parts.pop();
+  return parts.join(' ');
+}
+
+function taskTools(clock, { failing = new Set(), documentTokens = 0 } = {}) {
+  const documents = new Map();
+  const documentFor = (query) => {
+    if (!documents.has(query))
+      documents.set(query, documentOfTokens(documentTokens, query.charCodeAt(0) + query.length));
+    return documents.get(query);
+  };
+  return new ToolRegistry([
+    defineTool({
+      name: 'search',
+      description: 'Searches the index; returns the score of the best hit.',
+      input: z.object({ query: z.string().describe('What to look up, e.g. a1') }),
+      execute: async ({ query }) => {
+        await clock.sleep(SEARCH_MS[query] ?? 300);
+        if (failing.has(query)) throw new Error(`The index is unavailable for '${query}'.`);
+        const score = SCORES[query];
+        return documentTokens > 0 ? { query, score, document: documentFor(query) } : { query, score };
+      },
+    }),
+    defineTool({
+      name: 'sum',
+      description: 'Adds numbers.',
+      input: z.object({ values: z.array(z.number()) }),
+      execute: ({ values }) => values.reduce((total, value) => total + value, 0),
+    }),
+    defineTool({
+      name: 'compare',
+      description: 'Says which of two totals is larger.',
+      input: z.object({ a: z.number(), b: z.number() }),
+      execute: ({ a, b }) => (a === b ? 'tie' : a > b ? `group A (${a} vs ${b})` : `group B (${b} vs ${a})`),
+    }),
+    defineTool({
+      name: 'best',
+      description: 'Returns the position (1-based) and value of the highest score.',
+      input: z.object({ scores: z.array(z.number()) }),
+      execute: ({ scores }) => {
+        const top = Math.max(...scores);
+        return { position: scores.indexOf(top) + 1, score: top };
+      },
+    }),
+    defineTool({
+      name: 'hop',
+      description: 'Follows a link; returns the next key.',
+      input: z.object({ key: z.string() }),
+      execute: async ({ key }) => {
+        await clock.sleep(HOP_MS);
+        return { next: `${key}>${key.length}` };
+      },
+    }),
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The tasks: calls with $ref dependencies (createTaskScripts), the answer a model computes from what it observed,
+// and the answer a correct run must give, computed here from the tables above.
+
+const depth3Calls = [
+  ...['a1', 'a2', 'a3', 'b1', 'b2', 'b3'].map((query) => ({ id: query, toolName: 'search', arguments: { query } })),
+  { id: 'sumA', toolName: 'sum', arguments: { values: ['$ref:a1.score', '$ref:a2.score', '$ref:a3.score'] } },
+  { id: 'sumB', toolName: 'sum', arguments: { values: ['$ref:b1.score', '$ref:b2.score', '$ref:b3.score'] } },
+  { id: 'winner', toolName: 'compare', arguments: { a: '$ref:sumA', b: '$ref:sumB' } },
+];
+const failedOr = (errors, text) =>
+  Object.keys(errors).length > 0 ? `Unknown: ${Object.keys(errors).sort().join(', ')} failed.` : text;
+const depth3Answer = ({ outputs, errors }) => failedOr(errors, `The winner is ${String(outputs.winner)}.`);
+const sumOf = (ids) => ids.reduce((total, id) => total + SCORES[id], 0);
+const depth3Expected = (() => {
+  const a = sumOf(['a1', 'a2', 'a3']);
+  const b = sumOf(['b1', 'b2', 'b3']);
+  return `The winner is ${a > b ? `group A (${a} vs ${b})` : `group B (${b} vs ${a})`}.`;
+})();
+const eight = ['q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8'];
+const eightBest = eight.reduce((top, id) => (SCORES[id] > SCORES[top] ? id : top), eight[0]);
+const chainExpected = (() => {
+  let key = 'start';
+  for (let hop = 0; hop < 4; hop++) key = `${key}>${key.length}`;
+  return `The chain ends at ${key}.`;
+})();
+
+const TASKS = [
+  {
+    name: 'fan-out 2',
+    description: '2 independent searches, the answer adds them',
+    task: 'What is the total score of a1 and b1?',
+    calls: [
+      { id: 'a1', toolName: 'search', arguments: { query: 'a1' } },
+      { id: 'b1', toolName: 'search', arguments: { query: 'b1' } },
+    ],
+    answer: ({ outputs, errors }) =>
+      failedOr(errors, `The total is ${Number(outputs.a1?.score) + Number(outputs.b1?.score)}.`),
+    expected: `The total is ${SCORES.a1 + SCORES.b1}.`,
+  },
+  {
+    name: 'fan-out 8 + compare',
+    description: '8 independent searches, then `best` over the 8 scores',
+    task: 'Which of q1..q8 scores highest?',
+    calls: [
+      ...eight.map((query) => ({ id: query, toolName: 'search', arguments: { query } })),
+      { id: 'top', toolName: 'best', arguments: { scores: eight.map((id) => `$ref:${id}.score`) } },
+    ],
+    answer: ({ outputs, errors }) =>
+      failedOr(errors, `q${outputs.top?.position} scores highest (${outputs.top?.score}).`),
+    expected: `${eightBest} scores highest (${SCORES[eightBest]}).`,
+  },
+  {
+    name: 'depth 3',
+    description: '2 groups of 3 searches, each summed, sums compared',
+    task: 'Which group scores more in total, A (a1..a3) or B (b1..b3)?',
+    calls: depth3Calls,
+    answer: depth3Answer,
+    expected: depth3Expected,
+  },
+  {
+    name: 'chain of 4',
+    description: '4 hops, each from the previous key',
+    task: 'Follow the links from "start" four times. Where do you end?',
+    calls: [
+      { id: 'h1', toolName: 'hop', arguments: { key: 'start' } },
+      { id: 'h2', toolName: 'hop', arguments: { key: '$ref:h1.next' } },
+      { id: 'h3', toolName: 'hop', arguments: { key: '$ref:h2.next' } },
+      { id: 'h4', toolName: 'hop', arguments: { key: '$ref:h3.next' } },
+    ],
+    answer: ({ outputs, errors }) => failedOr(errors, `The chain ends at ${outputs.h4?.next}.`),
+    expected: chainExpected,
+  },
+  {
+    name: 'skew',
+    description: 'A1 900 ms → A2 100 ms, B1 100 ms → B2 900 ms',
+    task: 'Look up A1 then A2 with its score, and B1 then B2 with its score. What are A2 and B2?',
+    calls: [
+      { id: 'A1', toolName: 'search', arguments: { query: 'A1' } },
+      { id: 'A2', toolName: 'search', arguments: { query: 'A2', after: '$ref:A1.score' } },
+      { id: 'B1', toolName: 'search', arguments: { query: 'B1' } },
+      { id: 'B2', toolName: 'search', arguments: { query: 'B2', after: '$ref:B1.score' } },
+    ],
+    answer: ({ outputs, errors }) =>
+      failedOr(errors, `A2 scores ${outputs.A2?.score}, B2 scores ${outputs.B2?.score}.`),
+    expected: `A2 scores ${SCORES.A2}, B2 scores ${SCORES.B2}.`,
+  },
+  {
+    name: 'depth 3, 5,000-token observations',
+    description: 'the depth-3 task, each search returns a 5,000-token document',
+    task: 'Which group scores more in total, A (a1..a3) or B (b1..b3)?',
+    calls: depth3Calls,
+    answer: depth3Answer,
+    expected: depth3Expected,
+    tools: { documentTokens: 5000 },
+  },
+  {
+    name: 'depth 3, one failing search',
+    description: 'the depth-3 task, search a2 fails: a right answer reports it',
+    task: 'Which group scores more in total, A (a1..a3) or B (b1..b3)?',
+    calls: depth3Calls,
+    answer: depth3Answer,
+    // ReAct and native mode also see the calls that got `null` from a2 fail (sumA, then compare); plan mode
+    // skips them. A right answer names a2 and does not invent a winner.
+    expected: (text) => text.startsWith('Unknown: ') && text.includes('a2') && !/group [AB]/.test(text),
+    tools: { failing: new Set(['a2']) },
+  },
+  {
+    name: 'single call',
+    description: '1 search',
+    task: 'What is the score of solo?',
+    calls: [{ id: 'solo', toolName: 'search', arguments: { query: 'solo' } }],
+    answer: ({ outputs, errors }) => failedOr(errors, `solo scores ${outputs.solo?.score}.`),
+    expected: `solo scores ${SCORES.solo}.`,
+  },
+];
+
+// The `search` tool takes an optional `after` (the skew task passes the previous score) and ignores it.
+// zod objects strip unknown keys by default; @org/tools reports unknown keys, so the tool declares it.
+function toolsFor(task, clock) {
+  const registry = taskTools(clock, task.tools ?? {});
+  if (task.name !== 'skew') return registry;
+  const search = registry.get('search');
+  return new ToolRegistry([
+    defineTool({
+      name: 'search',
+      description: search.description,
+      input: z.object({ query: z.string().describe('What to look up, e.g. a1'), after: z.number().optional() }),
+      execute: ({ query }, context) => search.execute({ query }, context),
+    }),
+    ...registry.list().filter((tool) => tool.name !== 'search'),
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+async function runMode(task, mode, profile) {
+  const clock = createVirtualClock();
+  const scripts = createTaskScripts({ calls: task.calls, answer: task.answer });
+  const tools = toolsFor(task, clock);
+  const registry =
+    mode === 'plan'
+      ? ToolRegistry.compose(tools, new ToolRegistry([createToolPlanTool({ tools, clock })]))
+      : tools;
+  const model = createScriptedModel({
+    script: scripts[mode],
+    clock,
+    latency: LATENCY_PROFILES[profile],
+    ...(mode === 'react' ? { capabilities: { toolCalls: false } } : {}),
+  });
+  const result = await runAgent({
+    model,
+    tools: registry,
+    planner: mode === 'react' ? createReActPlanner() : createFunctionCallingPlanner(),
+    systemPrompt: SYSTEM_PROMPT,
+    task: task.task,
+    clock,
+    maxSteps: 50,
+  });
+  const right =
+    typeof task.expected === 'function' ? task.expected(result.text) : result.text === task.expected;
+  return { result, model, scripts, registry, wallMs: clock.now(), right };
+}
+
+/** The messages each step added to the history: an assistant turn and what answered it, up to the next one. */
+function stepDeltas(messages) {
+  const chunks = [];
+  for (const message of messages.slice(1)) {
+    if (message.role === 'assistant') chunks.push([message]);
+    else chunks.at(-1)?.push(message);
+  }
+  return chunks.map((chunk) => chunk.reduce((sum, message) => sum + countMessageTokens(message), 0));
+}
+
+/**
+ * The analytic counts: k round trips (ReAct n + 1, native depth + 1, plan 2), and k requests of
+ * P + Σ_{j<call} D_j input tokens, where P is the system prompt (+ the tool specs when the model takes tools) and
+ * the task, and D_j the tokens step j added to the history; total k·P + Σ_j (k − 1 − j)·D_j. Output tokens: the
+ * tokens of what each response said. Throws on any difference.
+ */
+function assertAnalytic(task, mode, run) {
+  const { result, model, scripts, registry } = run;
+  const label = `${task.name} / ${mode}`;
+  assert.equal(result.finishReason, 'final-answer', `${label}: ${result.finishReason} ${result.finishDetail ?? ''}`);
+  const k = scripts.roundTrips[mode];
+  assert.equal(k, { react: scripts.callCount + 1, native: scripts.depth + 1, plan: 2 }[mode], label);
+  assert.equal(result.roundTrips, k, `${label}: round trips`);
+  assert.equal(model.calls.length, k, `${label}: model calls`);
+  const first = model.requests[0];
+  assert.equal(first.messages.length, 2, `${label}: the first request is the system prompt and the task`);
+  assert.equal(first.messages[1].content, task.task);
+  if (mode === 'react') assert.equal(first.tools?.length ?? 0, 0, `${label}: ReAct sends no tool specs`);
+  else assert.deepEqual(first.tools, registry.specs(), `${label}: the tool specs sent are the registry's`);
+  const prefix = countRequestTokens({ messages: first.messages, tools: first.tools ?? [] });
+  const deltas = stepDeltas(result.messages);
+  assert.equal(deltas.length, k, `${label}: one history step per model call`);
+  const perCall = Array.from({ length: k }, (_, call) => prefix + deltas.slice(0, call).reduce((a, b) => a + b, 0));
+  assert.deepEqual(
+    model.calls.map((call) => call.inputTokens),
+    perCall,
+    `${label}: input tokens per call`,
+  );
+  const total = k * prefix + deltas.slice(0, k - 1).reduce((sum, delta, j) => sum + (k - 1 - j) * delta, 0);
+  assert.equal(result.usage.inputTokens, total, `${label}: input tokens`);
+  const output = model.calls.reduce((sum, call) => sum + countOutputTokens(call.response), 0);
+  assert.equal(result.usage.outputTokens, output, `${label}: output tokens`);
+  return { prefix, k };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const started = performance.now();
+const runs = {};
+for (const task of TASKS) {
+  runs[task.name] = {};
+  for (const mode of MODES) {
+    runs[task.name][mode] = {};
+    for (const profile of PROFILES) {
+      const run = await runMode(task, mode, profile);
+      const analytic = assertAnalytic(task, mode, run);
+      runs[task.name][mode][profile] = { ...run, ...analytic };
+    }
+    // Tokens and round trips do not depend on latency.
+    const [a, b, c] = PROFILES.map((profile) => runs[task.name][mode][profile].result.usage);
+    assert.deepEqual([b, c], [a, a], `${task.name} / ${mode}: usage differs across profiles`);
+  }
+}
+
+console.log('## 1. ReAct, native parallel function calling and plan mode\n');
+console.log(
+  'Scripted model (`@org/provider-scripted`): each answer is a function of the request it received (it reads the tool',
+);
+console.log(
+  'results from the history and copies observed values into later calls; the final answer is computed from the tool',
+);
+console.log(
+  'outputs), tokens counted with o200k_base over exactly what a provider receives (system prompt, tool specs, history).',
+);
+console.log(
+  "Simulated latency on a virtual clock the tools share: `search` 300 ms (skew: A1 900, A2 100, B1 100, B2 900), `hop` 200 ms.",
+);
+console.log(
+  `Profiles (time to first token + per input token + per output token): ${PROFILES.map((profile) => {
+    const latency = LATENCY_PROFILES[profile];
+    return `${profile} ${latency.timeToFirstTokenMs} ms + ${latency.perInputTokenMs} ms + ${latency.perOutputTokenMs} ms`;
+  }).join('; ')}.`,
+);
+console.log(
+  'Asserted for every run: round trips = ReAct n + 1, native depth + 1, plan 2; each request = prefix + the tokens of the earlier steps; output tokens = what the responses said.\n',
+);
+
+console.log('### Tasks\n');
+table(
+  ['task', 'shape', 'calls (n)', 'depth'],
+  TASKS.map((task) => {
+    const scripts = runs[task.name].react.typical.scripts;
+    return [task.name, task.description, scripts.callCount, scripts.depth];
+  }),
+);
+
+console.log('\n### Round trips, tokens, answers (the same in every profile)\n');
+table(
+  ['task', 'mode', 'round trips', 'input tokens', 'output tokens', 'first request', 'answer right', 'answer'],
+  TASKS.flatMap((task) =>
+    MODES.map((mode) => {
+      const run = runs[task.name][mode].typical;
+      return [
+        task.name,
+        mode,
+        run.result.roundTrips,
+        run.result.usage.inputTokens,
+        run.result.usage.outputTokens,
+        run.prefix,
+        run.right ? 'yes' : '**NO**',
+        `\`${run.result.text.slice(0, 60)}\``,
+      ];
+    }),
+  ),
+);
+
+console.log('\n### Simulated wall time (virtual ms, model calls + tools)\n');
+table(
+  [
+    'task',
+    ...PROFILES.flatMap((profile) => [`${profile}: ReAct`, `native`, `plan`, `ReAct / plan`]),
+  ],
+  TASKS.map((task) => [
+    task.name,
+    ...PROFILES.flatMap((profile) => {
+      const [react, native, plan] = MODES.map((mode) => runs[task.name][mode][profile].wallMs);
+      return [fixed(react, 0), fixed(native, 0), fixed(plan, 0), `${fixed(react / plan)}x`];
+    }),
+  ]),
+);
+
+console.log('\n### Plan mode against the others, per task (ratios > 1: plan mode spends less)\n');
+table(
+  [
+    'task',
+    'input tokens ReAct / plan',
+    'input tokens native / plan',
+    'round trips ReAct / plan',
+    'round trips native / plan',
+    'wall time (typical) ReAct / plan',
+    'wall time (typical) native / plan',
+  ],
+  TASKS.map((task) => {
+    const of = (mode) => runs[task.name][mode].typical;
+    const tokens = (mode) => of(mode).result.usage.inputTokens;
+    const trips = (mode) => of(mode).result.roundTrips;
+    const wall = (mode) => of(mode).wallMs;
+    return [
+      task.name,
+      ratio(tokens('react'), tokens('plan')),
+      ratio(tokens('native'), tokens('plan')),
+      ratio(trips('react'), trips('plan')),
+      ratio(trips('native'), trips('plan')),
+      ratio(wall('react'), wall('plan')),
+      ratio(wall('native'), wall('plan')),
+    ];
+  }),
+);
+
+const wrong = TASKS.flatMap((task) =>
+  MODES.flatMap((mode) => PROFILES.filter((profile) => !runs[task.name][mode][profile].right).map((p) => `${task.name}/${mode}/${p}`)),
+);
+
+const input = (task, mode) => runs[task][mode].typical.result.usage.inputTokens;
+const wallTypical = (task, mode) => runs[task][mode].typical.wallMs;
+const targets = [
+  ['plan ≥ 4x fewer input tokens than ReAct, fan-out 8 + compare', input('fan-out 8 + compare', 'react') / input('fan-out 8 + compare', 'plan'), 4],
+  ['plan ≥ 4x fewer input tokens than ReAct, depth 3', input('depth 3', 'react') / input('depth 3', 'plan'), 4],
+  ['plan ≥ 2x fewer input tokens than native parallel, depth 3', input('depth 3', 'native') / input('depth 3', 'plan'), 2],
+  [
+    'plan ≥ 5x fewer input tokens than ReAct, 5,000-token observations',
+    input('depth 3, 5,000-token observations', 'react') / input('depth 3, 5,000-token observations', 'plan'),
+    5,
+  ],
+  ['plan ≥ 1.5x faster than ReAct (typical), fan-out 8 + compare', wallTypical('fan-out 8 + compare', 'react') / wallTypical('fan-out 8 + compare', 'plan'), 1.5],
+  ['plan ≥ 1.5x faster than ReAct (typical), depth 3', wallTypical('depth 3', 'react') / wallTypical('depth 3', 'plan'), 1.5],
+];
+console.log('\n### Targets\n');
+table(
+  ['target', 'measured', 'result'],
+  targets.map(([name, value, bound]) => [name, `${fixed(value)}x`, verdict(value >= bound)]),
+);
+console.log('');
+console.log(`Every answer right in every mode and profile: ${wrong.length === 0 ? 'yes' : `**NO**: ${wrong.join(', ')}`}.`);
+
+// Where plan mode loses: tasks where it spends more input tokens or more time than the best other mode.
+console.log('\n### Where plan mode loses\n');
+const losses = [];
+for (const task of TASKS) {
+  const of = (mode) => runs[task.name][mode].typical;
+  const bestOther = (metric) =>
+    ['react', 'native']
+      .map((mode) => ({ mode, value: metric(of(mode)) }))
+      .sort((left, right) => left.value - right.value)[0];
+  const tokens = (run) => run.result.usage.inputTokens;
+  const wall = (run) => run.wallMs;
+  const tokenRival = bestOther(tokens);
+  const wallRival = bestOther(wall);
+  if (tokens(of('plan')) > tokenRival.value) {
+    losses.push(
+      `- **${task.name}**: plan mode sends ${tokens(of('plan'))} input tokens, ${tokenRival.mode} ${tokenRival.value} (${fixed(tokens(of('plan')) / tokenRival.value)}x more): the \`execute_tool_plan\` spec (${countToolSpecTokens(of('plan').registry.specs().find((spec) => spec.name === 'execute_tool_plan'))} tokens) is sent with each request.`,
+    );
+  }
+  if (wall(of('plan')) > wallRival.value) {
+    losses.push(
+      `- **${task.name}**: plan mode takes ${fixed(wall(of('plan')), 0)} ms (typical), ${wallRival.mode} ${fixed(wallRival.value, 0)} ms (${fixed(wall(of('plan')) / wallRival.value)}x longer).`,
+    );
+  }
+}
+console.log(losses.length === 0 ? 'Nowhere on these tasks.' : losses.join('\n'));
+{
+  // What plan mode's fixed cost is made of, on the depth-3 task.
+  const plan = runs['depth 3'].plan.typical;
+  const native = runs['depth 3'].native.typical;
+  const spec = plan.registry.specs().find((candidate) => candidate.name === 'execute_tool_plan');
+  const specTokens = countToolSpecTokens(spec);
+  const descriptionTokens = countTokens(spec.description);
+  const withoutSpec = plan.result.usage.inputTokens - plan.k * specTokens;
+  console.log(
+    `\nPlan mode's fixed cost: the \`execute_tool_plan\` spec is ${specTokens} tokens (description ${descriptionTokens}, name + JSON Schema + framing ${specTokens - descriptionTokens}), sent with each of the ${plan.k} requests: ${plan.k * specTokens} of the ${plan.result.usage.inputTokens} input tokens on depth 3. Without it plan mode would send ${withoutSpec} (native / plan ${fixed(native.result.usage.inputTokens / withoutSpec)}x). Plan mode also writes the whole plan as output (${plan.result.usage.outputTokens} output tokens against ${native.result.usage.outputTokens} for native on depth 3), which at ${LATENCY_PROFILES.typical.perOutputTokenMs} ms per output token (typical) is why native parallel calls finish first when tools are fast and results are small.`,
+  );
+}
+console.log(`\n(${TASKS.length} tasks × 3 modes × 3 profiles in ${fixed((performance.now() - started) / 1000, 1)} s of real time.)`);
+
+if (wrong.length > 0) {
+  console.error(`wrong answers: ${wrong.join(', ')}`);
+  process.exitCode = 1;
+}
