@@ -160,6 +160,9 @@ describe('parseToolArguments properties', () => {
         if (!result.ok) return;
         expect(result.repairs).toEqual([]);
         expect(result.value).toStrictEqual(JSON.parse(text));
+        for (const allowCloseBrace of [false, true]) {
+          expect(repairJsonText(text, { allowCloseBrace })).toEqual({ text, repairs: [] });
+        }
       }),
       { numRuns },
     );

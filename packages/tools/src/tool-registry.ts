@@ -134,7 +134,8 @@ export class ToolRegistry {
       );
       this.#specs.set(target, specs);
     }
-    return [...specs];
+    // Copies, so a caller that edits a schema (an adapter adding a field) cannot change what others are sent.
+    return specs.map((spec) => structuredClone(spec));
   }
 
   /**
