@@ -70,6 +70,15 @@ describe('loadToolDescriptions', () => {
     expect(wrapped[0]?.inputSchema).toEqual({ type: 'object', properties: {} });
   });
 
+  it('keeps __proto__ keys in YAML as data', () => {
+    const tools = loadToolDescriptions(
+      '- name: a\n  description: A.\n  args:\n    __proto__: injected\n    x: y\n',
+    );
+    expect(Object.keys(tools[0]?.inputSchema.properties ?? {})).toEqual(['__proto__', 'x']);
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+    expect(Object.getPrototypeOf(tools[0]?.inputSchema.properties)).toBe(Object.prototype);
+  });
+
   it('reports every problem with its path', () => {
     const problems: Array<[string, string]> = [
       ['- name: a\n  description: A.\n- name: a\n  description: B.\n', '[1].name'],
