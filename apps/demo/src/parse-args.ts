@@ -1,0 +1,146 @@
+import { closestMatch } from '@org/core';
+import { LATENCY_PROFILES } from '@org/provider-scripted';
+import { DemoUsageError } from './errors.js';
+import { REAL_PROVIDERS, type RealProvider } from './providers.js';
+import { MODES, type Mode } from './run-mode.js';
+
+/** The demo's command line, parsed. */
+export interface DemoArguments {
+  readonly tasks: readonly string[];
+  readonly modes: readonly Mode[];
+  readonly latency: keyof typeof LATENCY_PROFILES;
+  readonly realTime: boolean;
+  readonly outDir?: string;
+  readonly provider?: RealProvider;
+  readonly model?: string;
+  readonly config?: string;
+  readonly quiet: boolean;
+  readonly help: boolean;
+}
+
+/** The usage text of `org-demo --help`. */
+export const USAGE = `Usage: org-demo [options]
+
+Runs realistic tasks in ReAct, native function calling and plan mode, prints each step live and a comparison
+table, and writes an SVG timeline of every plan run. Offline by default (scripted model, simulated latency).
+
+Options:
+  --task <ids>        Tasks to run, comma-separated (default: all): weather, orders, research, prices
+  --mode <modes>      Modes to run, comma-separated (default: all): react, native, plan
+  --latency <name>    Simulated model latency: fast, typical (default), slow
+  --real-time         Spend simulated latency on real timers instead of the virtual clock
+  --out <dir>         Where to write the plan timelines (default: apps/demo/out)
+  --provider <name>   Run on a real provider: openai (OPENAI_API_KEY), anthropic (ANTHROPIC_API_KEY),
+                      bedrock (AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY or AWS_PROFILE, and AWS_REGION)
+  --model <id>        The provider's model id (required with --provider)
+  --config <file>     Run an agent described in YAML (see examples/agent.yaml)
+  --quiet             Print only the table and the timeline paths
+  --help              Show this text
+`;
+
+function list<T extends string>(flag: string, value: string, allowed: readonly T[]): T[] {
+  const items = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  if (items.length === 0)
+    throw new DemoUsageError({ flag, message: `${flag} needs a value: ${allowed.join(', ')}.` });
+  for (const item of items) {
+    if (!(allowed as readonly string[]).includes(item)) {
+      const suggestion = closestMatch(item, allowed);
+      throw new DemoUsageError({
+        flag,
+        message: `${flag}: unknown value '${item}'${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}; expected ${allowed.join(', ')}.`,
+      });
+    }
+  }
+  return [...new Set(items)] as T[];
+}
+
+const FLAGS = [
+  '--task',
+  '--mode',
+  '--latency',
+  '--real-time',
+  '--out',
+  '--provider',
+  '--model',
+  '--config',
+  '--quiet',
+  '--help',
+];
+
+/**
+ * Parses the demo's command line (`--flag value` or `--flag=value`); a bad flag or value is a `DemoUsageError`.
+ *
+ * @example
+ * parseDemoArguments(['--task', 'weather', '--mode=plan'], ['weather', 'orders']);
+ */
+export function parseDemoArguments(argv: readonly string[], taskIds: readonly string[]): DemoArguments {
+  const values = new Map<string, string>();
+  const flags = new Set<string>();
+  for (let index = 0; index < argv.length; index += 1) {
+    const argument = argv[index] ?? '';
+    const [flag = '', inline] = argument.startsWith('--') ? argument.split(/=(.*)/s, 2) : [argument];
+    if (!FLAGS.includes(flag)) {
+      const suggestion = closestMatch(flag, FLAGS);
+      throw new DemoUsageError({
+        flag,
+        message: `unknown argument '${argument}'${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}. See --help.`,
+      });
+    }
+    if (flag === '--real-time' || flag === '--quiet' || flag === '--help') {
+      flags.add(flag);
+      continue;
+    }
+    const value = inline ?? argv[index + 1];
+    if (inline === undefined) index += 1;
+    if (value === undefined || value.startsWith('--')) {
+      throw new DemoUsageError({ flag, message: `${flag} needs a value. See --help.` });
+    }
+    values.set(
+      flag,
+      flag === '--task' || flag === '--mode' ? [values.get(flag), value].filter(Boolean).join(',') : value,
+    );
+  }
+  const provider = values.get('--provider');
+  const latency = values.get('--latency') ?? 'typical';
+  const outDir = values.get('--out');
+  const model = values.get('--model');
+  const config = values.get('--config');
+  const parsed: DemoArguments = {
+    tasks: values.has('--task') ? list('--task', values.get('--task') ?? '', taskIds) : [...taskIds],
+    modes: values.has('--mode') ? list('--mode', values.get('--mode') ?? '', MODES) : [...MODES],
+    latency:
+      list('--latency', latency, Object.keys(LATENCY_PROFILES) as (keyof typeof LATENCY_PROFILES)[])[0] ??
+      'typical',
+    realTime: flags.has('--real-time'),
+    quiet: flags.has('--quiet'),
+    help: flags.has('--help'),
+    ...(outDir === undefined ? {} : { outDir }),
+    ...(provider === undefined
+      ? {}
+      : { provider: list('--provider', provider, REAL_PROVIDERS)[0] as RealProvider }),
+    ...(model === undefined ? {} : { model }),
+    ...(config === undefined ? {} : { config }),
+  };
+  if (parsed.provider !== undefined && parsed.model === undefined) {
+    throw new DemoUsageError({
+      flag: '--model',
+      message: `--provider ${parsed.provider} needs --model <id> (the provider's model id).`,
+    });
+  }
+  if (parsed.model !== undefined && parsed.provider === undefined) {
+    throw new DemoUsageError({
+      flag: '--model',
+      message: '--model applies to a real provider: add --provider.',
+    });
+  }
+  if (parsed.config !== undefined && (values.has('--task') || values.has('--mode'))) {
+    throw new DemoUsageError({
+      flag: '--config',
+      message: '--config runs the agent the file describes (its task and planner); drop --task and --mode.',
+    });
+  }
+  return parsed;
+}

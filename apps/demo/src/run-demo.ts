@@ -1,0 +1,209 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type LanguageModel, OrgError, type ToolChoice } from '@org/core';
+import {
+  type Clock,
+  createScriptedModel,
+  createTaskScripts,
+  createVirtualClock,
+  LATENCY_PROFILES,
+  realClock,
+} from '@org/provider-scripted';
+import { parseAgentConfig } from './agent-config.js';
+import { agentConfigToTask } from './agent-task.js';
+import type { DemoTask } from './demo-task.js';
+import { DemoUsageError } from './errors.js';
+import { type DemoArguments, parseDemoArguments, USAGE } from './parse-args.js';
+import { renderTimelineSvg } from './plan-timeline.js';
+import { createProviderModel } from './providers.js';
+import { describeEvent, formatComparisonTable } from './report.js';
+import { MODE_LABELS, type Mode, type ModeRun, runTaskInMode } from './run-mode.js';
+import { DEMO_TASKS } from './tasks.js';
+
+/** Where the demo writes and reads: the output streams, the environment and the working directory. */
+export interface DemoIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly environment: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+}
+
+/** What a demo run did. */
+export interface DemoOutcome {
+  /** 0: every run reached an answer; 1: a run failed; 2: bad arguments, agent file or credentials. */
+  readonly exitCode: number;
+  readonly runs: readonly ModeRun[];
+  /** The SVG timelines written, absolute paths. */
+  readonly timelines: readonly string[];
+}
+
+/** The default output directory: `apps/demo/out`. */
+export const DEFAULT_OUT_DIR = fileURLToPath(new URL('../out/', import.meta.url));
+
+/**
+ * The demo, callable in process: parses `argv`, runs the tasks in each mode (offline on the scripted model unless
+ * `--provider` is given), prints each step live, the comparison table and the timelines it wrote. Never throws
+ * for bad input: it prints the problem and returns exit code 2.
+ *
+ * @example
+ * const outcome = await runDemo(['--task', 'weather'], {
+ *   stdout: (text) => process.stdout.write(text),
+ *   stderr: (text) => process.stderr.write(text),
+ *   environment: process.env,
+ *   cwd: process.cwd(),
+ * });
+ * process.exitCode = outcome.exitCode;
+ */
+export async function runDemo(argv: readonly string[], io: DemoIo): Promise<DemoOutcome> {
+  const print = (text = ''): void => io.stdout(`${text}\n`);
+  let options: DemoArguments;
+  let tasks: {
+    task: DemoTask;
+    modes: readonly Mode[];
+    toolChoice?: ToolChoice;
+    maxParallelToolCalls?: number;
+    maxSteps?: number;
+  }[];
+  let realModel: LanguageModel | undefined;
+  try {
+    options = parseDemoArguments(
+      argv,
+      DEMO_TASKS.map((task) => task.id),
+    );
+    if (options.help) {
+      io.stdout(USAGE);
+      return { exitCode: 0, runs: [], timelines: [] };
+    }
+    if (options.config !== undefined) {
+      const file = resolve(io.cwd, options.config);
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (error) {
+        throw new DemoUsageError({
+          flag: '--config',
+          message: `cannot read ${options.config}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
+        });
+      }
+      const config = parseAgentConfig(text, { file: options.config, environment: io.environment });
+      if (options.provider === undefined && config.offline === undefined) {
+        throw new DemoUsageError({
+          flag: '--config',
+          message: `${options.config} has no 'offline' section (the calls and answer of the offline model); add one, or run it on a real provider with --provider and --model.`,
+        });
+      }
+      print(
+        `Agent '${config.name}' from ${options.config}: ${MODE_LABELS[config.mode]}, tool choice ${config.toolChoice.type === 'tool' ? `tool ${config.toolChoice.toolName}` : config.toolChoice.type} (${config.toolChoiceSource})`,
+      );
+      tasks = [
+        {
+          task: agentConfigToTask(config),
+          modes: [config.mode],
+          toolChoice: config.toolChoice,
+          maxSteps: config.maxSteps,
+          ...(config.maxParallelToolCalls === undefined
+            ? {}
+            : { maxParallelToolCalls: config.maxParallelToolCalls }),
+        },
+      ];
+    } else {
+      tasks = DEMO_TASKS.filter((task) => options.tasks.includes(task.id)).map((task) => ({
+        task,
+        modes: options.modes,
+      }));
+    }
+    if (options.provider !== undefined) {
+      realModel = createProviderModel(options.provider, options.model ?? '', io.environment);
+    }
+  } catch (error) {
+    if (OrgError.isInstance(error)) {
+      io.stderr(`org-demo: ${error.message}\n`);
+      return { exitCode: 2, runs: [], timelines: [] };
+    }
+    throw error;
+  }
+
+  const outDir = options.outDir === undefined ? DEFAULT_OUT_DIR : resolve(io.cwd, options.outDir);
+  const simulated = realModel === undefined && !options.realTime;
+  const latency = LATENCY_PROFILES[options.latency];
+  print(
+    realModel === undefined
+      ? `Offline run on the scripted model (${options.latency} latency: ${latency.timeToFirstTokenMs} ms to first token, ${latency.perInputTokenMs} ms per input token, ${latency.perOutputTokenMs} ms per output token; ${simulated ? 'virtual clock, times are simulated' : 'real timers'}).`
+      : `Run on ${realModel.provider} ${realModel.modelId}, real time.`,
+  );
+  const runs: ModeRun[] = [];
+  const timelines: string[] = [];
+  for (const { task, modes, toolChoice, maxParallelToolCalls, maxSteps } of tasks) {
+    print();
+    print(`━━ ${task.title}: ${task.summary}`);
+    print(`   "${task.prompt}"`);
+    for (const mode of modes) {
+      const clock: Clock = realModel === undefined && !options.realTime ? createVirtualClock() : realClock;
+      const model =
+        realModel ??
+        createScriptedModel({
+          script: createTaskScripts({
+            calls: task.calls,
+            answer: task.answer,
+            ...(task.outputSteps === undefined ? {} : { outputSteps: task.outputSteps }),
+          })[mode],
+          clock,
+          latency,
+          ...(mode === 'react' ? { capabilities: { toolCalls: false } } : {}),
+        });
+      print();
+      print(`── ${task.id} · ${MODE_LABELS[mode]}`);
+      const startedAt = clock.now();
+      const run = await runTaskInMode(task, mode, {
+        model,
+        clock,
+        ...(toolChoice === undefined ? {} : { toolChoice }),
+        ...(maxParallelToolCalls === undefined ? {} : { maxParallelToolCalls }),
+        ...(maxSteps === undefined ? {} : { maxSteps }),
+        onEvent: (event) => {
+          if (options.quiet) return;
+          const line = describeEvent(event, startedAt);
+          if (line !== undefined) print(line);
+        },
+      });
+      runs.push(run);
+      const answer =
+        run.result.finishReason === 'final-answer'
+          ? run.result.text
+          : `(${run.result.finishReason}) ${run.result.finishDetail ?? ''}`;
+      print(`   answer: ${answer}`);
+      run.plans.forEach((timeline, index) => {
+        mkdirSync(outDir, { recursive: true });
+        const file = join(outDir, `${task.id}-${mode}${run.plans.length === 1 ? '' : `-${index + 1}`}.svg`);
+        writeFileSync(file, renderTimelineSvg(timeline));
+        timelines.push(file);
+        const shown = relative(io.cwd, file);
+        print(
+          `   timeline: ${shown.startsWith('..') || isAbsolute(shown) ? file : shown} (${timeline.steps.length} steps in ${Math.round(timeline.durationMs)} ms, critical path ${timeline.criticalPath.join(' → ')})`,
+        );
+      });
+    }
+  }
+  print();
+  print(formatComparisonTable(runs, { simulated }));
+  if (timelines.length > 0) {
+    print();
+    print('Plan timelines (open in a browser):');
+    for (const file of timelines) print(`  ${file}`);
+  }
+  const failed = runs.filter(
+    (run) => run.result.finishReason !== 'final-answer' && run.result.finishReason !== 'terminal-tool',
+  );
+  if (failed.length > 0) {
+    io.stderr(
+      `org-demo: ${failed.length} run(s) ended without an answer: ${failed
+        .map(
+          (run) =>
+            `${run.task.id}/${run.mode} (${run.result.finishReason}${run.result.finishDetail === undefined ? '' : `: ${run.result.finishDetail}`})`,
+        )
+        .join('; ')}\n`,
+    );
+  }
+  return { exitCode: failed.length > 0 ? 1 : 0, runs, timelines };
+}
