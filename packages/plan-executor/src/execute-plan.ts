@@ -11,6 +11,7 @@ import type { ToolRegistry } from '@org/tools';
 import { fillArguments, pathToText, type TemplateSite } from './argument-template.js';
 import { type Clock, systemClock } from './clock.js';
 import { createInProcessStepRunner } from './in-process-step-runner.js';
+import { NEVER_ABORTED } from './never-aborted-signal.js';
 import type { PlanLimits } from './plan-limits.js';
 import { PlanOptionsError } from './plan-options-error.js';
 import type { MissingReference, PlanResult, PlanStatus, PlanStepResult } from './plan-result.js';
@@ -47,8 +48,6 @@ const PENDING = 0;
 const RUNNING = 1;
 const DONE = 2;
 const NOT_PARSED: unique symbol = Symbol('not-parsed');
-const NEVER_ABORTED = new AbortController().signal;
-setMaxListeners(0, NEVER_ABORTED);
 
 type Mutable<T> = { -readonly [Key in keyof T]: T[Key] };
 

@@ -1,5 +1,6 @@
 import type { RunEventListener } from '@org/core';
 import { type ExecuteActionOptions, executeAction, type ToolRegistry } from '@org/tools';
+import { NEVER_ABORTED } from './never-aborted-signal.js';
 import type { StepRunner } from './step-runner.js';
 
 /** Options of {@link createInProcessStepRunner}: passed to `executeAction` for every step. */
@@ -19,7 +20,9 @@ export function createInProcessStepRunner(
   tools: ToolRegistry,
   options: InProcessStepRunnerOptions = {},
 ): StepRunner {
+  // A signal that can never abort is not passed on: subscribing each call to it would cost time for nothing.
   return {
-    run: ({ action, signal }) => executeAction(tools, action, { ...options, signal }),
+    run: ({ action, signal }) =>
+      executeAction(tools, action, signal === NEVER_ABORTED ? options : { ...options, signal }),
   };
 }
