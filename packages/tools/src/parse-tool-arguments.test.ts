@@ -220,3 +220,23 @@ describe('parseToolArguments properties', () => {
     expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(before);
   });
 });
+
+describe('parseToolArguments on hostile text', () => {
+  it('stays linear on long runs of backticks, spaces, braces and quotes', () => {
+    const size = 400_000;
+    const inputs = [
+      `\`\`\`${' '.repeat(size)}x`,
+      '```\n'.repeat(size / 4),
+      `Here: ${'{'.repeat(60)}${' '.repeat(size)}`,
+      `{"a": "${'\\"'.repeat(size / 2)}`,
+      `${','.repeat(size)}}`,
+      `{${'"a":1,'.repeat(size / 6)}`,
+    ];
+    for (const text of inputs) {
+      for (const finishReason of ['stop', 'length', undefined]) {
+        const result = parseToolArguments(text, finishReason === undefined ? {} : { finishReason });
+        expect(typeof result.ok).toBe('boolean');
+      }
+    }
+  });
+});

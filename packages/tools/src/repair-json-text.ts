@@ -53,21 +53,29 @@ function scanOutsideStrings(
   return { inString };
 }
 
-const FENCE = /^```[A-Za-z0-9_-]*[ \t]*\r?\n?([\s\S]*?)\r?\n?[ \t]*```$/;
-const EMBEDDED_FENCE = /```[A-Za-z0-9_-]*[ \t]*\r?\n([\s\S]*?)\r?\n[ \t]*```/g;
+const FENCE = '```';
+const INFO_STRING = /^[A-Za-z0-9_-]*$/;
 
+// Written with indexOf rather than a regex: the text is untrusted and up to 1 MiB, and a lazy `[\s\S]*?` fence
+// pattern backtracks quadratically on long runs of spaces or backticks.
 function stripCodeFence(text: string, repairs: string[]): string {
-  const whole = FENCE.exec(text);
-  if (whole !== null) {
-    repairs.push('removed a Markdown code fence around the arguments');
-    return (whole[1] ?? '').trim();
+  if (text.length >= 6 && text.startsWith(FENCE) && text.endsWith(FENCE)) {
+    let start = 3;
+    while (start < text.length && /[A-Za-z0-9_-]/.test(text[start] as string)) start++;
+    const body = text.slice(start, text.length - 3);
+    if (!body.includes(FENCE)) {
+      repairs.push('removed a Markdown code fence around the arguments');
+      return body.trim();
+    }
   }
-  const embedded = [...text.matchAll(EMBEDDED_FENCE)];
-  if (embedded.length === 1 && embedded[0] !== undefined) {
-    repairs.push('took the arguments out of the one Markdown code block in the text');
-    return (embedded[0][1] ?? '').trim();
-  }
-  return text;
+  const open = text.indexOf(FENCE);
+  if (open < 0) return text;
+  const lineEnd = text.indexOf('\n', open);
+  if (lineEnd < 0 || !INFO_STRING.test(text.slice(open + 3, lineEnd).trim())) return text;
+  const close = text.indexOf(FENCE, lineEnd + 1);
+  if (close < 0 || text.indexOf(FENCE, close + 3) >= 0) return text;
+  repairs.push('took the arguments out of the one Markdown code block in the text');
+  return text.slice(lineEnd + 1, close).trim();
 }
 
 /** Keeps the one balanced top-level object when there is prose before or after it (and no other braces). */
