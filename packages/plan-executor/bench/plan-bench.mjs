@@ -329,19 +329,23 @@ const directRunner = {
 };
 
 /**
- * µs per step of each contender, measured in interleaved batches (A B C D, A B C D, ...) so that machine noise and
- * garbage left by one contender fall on all of them alike; the median batch is kept.
+ * µs per step of each contender. The contenders take turns run by run (A B C D A B C D ...), so machine noise falls
+ * on all of them alike; seven batches are timed and the median batch is kept.
  */
 async function timePerStep(count, contenders) {
   const repetitions = Math.max(2, Math.round((quick ? 10_000 : 50_000) / count));
-  const samples = contenders.map(() => []);
   for (const run of contenders) for (let warmup = 0; warmup < Math.min(repetitions, 5); warmup++) await run();
+  const samples = contenders.map(() => []);
   for (let batch = 0; batch < 7; batch++) {
-    for (let index = 0; index < contenders.length; index++) {
-      const started = performance.now();
-      for (let repetition = 0; repetition < repetitions; repetition++) await contenders[index]();
-      samples[index].push(((performance.now() - started) * 1000) / (repetitions * count));
+    const totals = contenders.map(() => 0);
+    for (let repetition = 0; repetition < repetitions; repetition++) {
+      for (let index = 0; index < contenders.length; index++) {
+        const started = performance.now();
+        await contenders[index]();
+        totals[index] += performance.now() - started;
+      }
     }
+    totals.forEach((total, index) => samples[index].push((total * 1000) / (repetitions * count)));
   }
   return samples.map((values) => values.sort((left, right) => left - right)[values.length >> 1]);
 }
@@ -383,7 +387,9 @@ console.log(
 );
 console.log('delay only. Targets: exactly 1.0000 on the virtual clock, ≤ 1.02 (+5 ms) on real timers.\n');
 
-console.log('## Per-step overhead with no-op tools (µs per step, median of 7 interleaved batches)\n');
+console.log(
+  '## Per-step overhead with no-op tools (µs per step, median of 7 batches, contenders interleaved run by run)\n',
+);
 console.log(
   '| steps | Promise DAG baseline | this executor, validated plan | ratio | this executor, plan validated in the call | ratio | default runner (executeAction) |',
 );
