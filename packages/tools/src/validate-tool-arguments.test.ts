@@ -360,3 +360,90 @@ describe('validateToolArguments messages', () => {
     ).toEqual(['age', 'email']);
   });
 });
+
+describe('validateToolArguments with other zod shapes', () => {
+  it('works with zod/mini schemas, hidden parameters included', async () => {
+    const mini = await import('zod/mini');
+    const tool = defineTool({
+      name: 'mini',
+      description: 'A zod/mini tool.',
+      input: mini.object({ count: mini.number(), userId: mini.string() }),
+      inject: ['userId'],
+      execute: (args) => args,
+    });
+    expect(tool.inputSchema).toEqual({
+      type: 'object',
+      properties: { count: { type: 'number' } },
+      required: ['count'],
+    });
+    expect(validateToolArguments(tool, { count: '3' })).toMatchObject({ ok: true, value: { count: 3 } });
+    expect(validateToolArguments(tool, { count: 3, extra: 1 }).ok).toBe(false);
+  });
+
+  it('accepts extra keys only where the schema opens the object', () => {
+    const tool = defineTool({
+      name: 'open',
+      description: 'Open objects.',
+      input: z.object({ meta: z.looseObject({ id: z.string() }), tags: z.record(z.string(), z.number()) }),
+      execute: (args) => args,
+    });
+    expect(validateToolArguments(tool, { meta: { id: 'a', other: true }, tags: { x: 1 } })).toMatchObject({
+      ok: true,
+      value: { meta: { id: 'a', other: true }, tags: { x: 1 } },
+    });
+    const wrong = validateToolArguments(tool, { meta: { id: 'a' }, tags: { x: 'one' } });
+    expect(!wrong.ok && (wrong.error as InvalidToolArgumentsError).issues.map((issue) => issue.path)).toEqual(
+      ['tags.x'],
+    );
+  });
+});
+
+describe('validateToolArguments with recursive schemas and unions', () => {
+  interface Tree {
+    name: string;
+    children?: Tree[] | undefined;
+  }
+  const TreeNode: z.ZodType<Tree> = z.object({
+    name: z.string(),
+    get children() {
+      return z.array(TreeNode).optional();
+    },
+  });
+  const tool = defineTool({
+    name: 'draw',
+    description: 'Draw a tree and a shape.',
+    input: z.object({
+      root: TreeNode,
+      shape: z.discriminatedUnion('kind', [
+        z.object({ kind: z.literal('circle'), r: z.number() }),
+        z.object({ kind: z.literal('square'), side: z.number() }),
+      ]),
+    }),
+    execute: (args) => args,
+  });
+
+  it('coerces inside a recursive schema and a discriminated union', () => {
+    const result = validateToolArguments(tool, {
+      root: { name: 'a', children: [{ name: 'b', children: [] }] },
+      shape: { kind: 'square', side: '2' },
+    });
+    expect(result.ok && result.value.shape).toEqual({ kind: 'square', side: 2 });
+    expect(result.ok && result.coercions.map((coercion) => coercion.path)).toEqual(['shape.side']);
+  });
+
+  it('reports problems at depth, against the union branch the value was aiming for', () => {
+    const result = validateToolArguments(tool, {
+      root: { name: 'a', children: [{ nme: 'b' }] },
+      shape: { kind: 'square', sid: 2 },
+    });
+    expect(
+      !result.ok &&
+        (result.error as InvalidToolArgumentsError).issues.map(({ path, suggestion }) => [path, suggestion]),
+    ).toEqual([
+      ['root.children[0].nme', 'Did you mean "name"?'],
+      ['root.children[0].name', 'Add "name" (string).'],
+      ['shape.sid', 'Did you mean "side"?'],
+      ['shape.side', 'Add "side" (number).'],
+    ]);
+  });
+});
