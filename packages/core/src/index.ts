@@ -86,6 +86,20 @@ export {
   type ToolChoiceSupport,
 } from './model-capabilities.js';
 export { redactSecrets, redactSecretsDeep, registerSecret } from './redact-secrets.js';
+export {
+  abortableSleep,
+  backoffDelay,
+  DEFAULT_RETRY_OPTIONS,
+  type HeadersLike,
+  parseRetryAfterMs,
+  type ResolvedRetryOptions,
+  type RetryFailure,
+  type RetryOptions,
+  resolveRetryOptions,
+  retryHintsFromHeaders,
+  type WithRetriesOptions,
+  withRetries,
+} from './retry.js';
 export type {
   Action,
   Observation,
