@@ -118,7 +118,7 @@ export function parseAgentConfig(
       const suggestion = closestMatch(name, known);
       problem(
         [...path, name],
-        `unknown key${suggestion === undefined ? '' : `; did you mean '${suggestion}'?`} Known keys: ${known.join(', ')}.`,
+        `unknown key${suggestion === undefined ? '.' : `; did you mean '${suggestion}'?`} Known keys: ${known.join(', ')}.`,
         true,
       );
     }
@@ -167,7 +167,7 @@ export function parseAgentConfig(
         ['planner'],
         `must be 'react' (one step per model call) or 'plan' (the model writes a whole plan), got ${JSON.stringify(
           root.planner,
-        )}${suggestion === undefined ? '' : `; did you mean '${suggestion}'?`}.`,
+        )}${suggestion === undefined ? '.' : `; did you mean '${suggestion}'?`}`,
       );
     }
   }
@@ -248,7 +248,7 @@ export function parseAgentConfig(
       const suggestion = closestMatch(value.tool, toolNames);
       problem(
         [...path, 'tool'],
-        `names no tool of this agent${suggestion === undefined ? '' : `; did you mean '${suggestion}'?`} Tools: ${toolNames.join(', ')}.`,
+        `names no tool of this agent${suggestion === undefined ? '.' : `; did you mean '${suggestion}'?`} Tools: ${toolNames.join(', ')}.`,
       );
       return undefined;
     }
@@ -256,8 +256,8 @@ export function parseAgentConfig(
     problem(
       path,
       `${source} must be auto, required, any, none, a tool name or { tool: <name> }; got ${JSON.stringify(value)}${
-        suggestion === undefined ? '' : `; did you mean '${suggestion}'?`
-      }.`,
+        suggestion === undefined ? '.' : `; did you mean '${suggestion}'?`
+      }`,
     );
     return undefined;
   };
@@ -319,7 +319,7 @@ export function parseAgentConfig(
             const suggestion = closestMatch(tool, toolNames);
             problem(
               [...path, 'tool'],
-              `names no tool of this agent${suggestion === undefined ? '' : `; did you mean '${suggestion}'?`} Tools: ${toolNames.join(', ')}.`,
+              `names no tool of this agent${suggestion === undefined ? '.' : `; did you mean '${suggestion}'?`} Tools: ${toolNames.join(', ')}.`,
             );
           }
           const args = entry.arguments ?? {};
@@ -341,7 +341,9 @@ export function parseAgentConfig(
                     Number(where[1]),
                     ...(where[2] === '' || where[2] === undefined ? [] : [where[2]]),
                   ];
-            problem(segments, error instanceof Error ? error.message : String(error));
+            const message = error instanceof Error ? error.message : String(error);
+            // The scripts' error names its own path (`calls[0].arguments: ...`); the problem carries ours.
+            problem(segments, message.replace(/^calls(?:\[\d+\])?[\w.]*: /, ''));
           }
         }
       }

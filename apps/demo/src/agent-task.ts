@@ -34,6 +34,8 @@ export function agentConfigToTask(config: AgentConfig): DemoTask {
         ),
       ),
     calls: config.offline?.calls ?? [],
+    // The answer template may quote any call, so a plan returns every step's result.
+    outputSteps: (config.offline?.calls ?? []).map((call) => call.id),
     answer: (observed) => fillAnswerTemplate(config.offline?.answer ?? '', observed),
   };
 }

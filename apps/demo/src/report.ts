@@ -25,7 +25,7 @@ export function describeEvent(event: RunEvent, startedAt: number): string | unde
     case 'inference-finished': {
       const answer =
         event.toolCalls.length === 0
-          ? 'answered with text (a ReAct decision or the final answer)'
+          ? 'answered with text'
           : `asked for ${event.toolCalls.length} tool call${event.toolCalls.length === 1 ? '' : 's'}: ${event.toolCalls
               .map((call) => call.toolName)
               .join(', ')}`;

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { MissingCredentialsError } from '../src/errors.js';
+import { createProviderModel, missingCredentials, runDemo } from '../src/index.js';
+
+async function demo(argv: readonly string[], environment: Record<string, string | undefined>) {
+  let stdout = '';
+  let stderr = '';
+  const outcome = await runDemo(argv, {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    environment,
+    cwd: process.cwd(),
+  });
+  return { exitCode: outcome.exitCode, stdout, stderr };
+}
+
+describe('a real provider without its credentials', () => {
+  it('exits with code 2 and names the missing variable, before any model call', async () => {
+    const cases: [string, Record<string, string>, string][] = [
+      ['openai', {}, 'missing: OPENAI_API_KEY.'],
+      ['openai', { OPENAI_API_KEY: '   ' }, 'missing: OPENAI_API_KEY.'],
+      ['anthropic', { OPENAI_API_KEY: 'sk-other' }, 'missing: ANTHROPIC_API_KEY.'],
+      [
+        'bedrock',
+        {},
+        'missing: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE; AWS_REGION or AWS_DEFAULT_REGION.',
+      ],
+      [
+        'bedrock',
+        { AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE', AWS_REGION: 'us-east-1' },
+        'missing: AWS_SECRET_ACCESS_KEY.',
+      ],
+      [
+        'bedrock',
+        { AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMIexample', AWS_REGION: 'eu-west-1' },
+        'missing: AWS_ACCESS_KEY_ID.',
+      ],
+      ['bedrock', { AWS_PROFILE: 'ml' }, 'missing: AWS_REGION or AWS_DEFAULT_REGION.'],
+    ];
+    for (const [provider, environment, expected] of cases) {
+      const outcome = await demo(['--provider', provider, '--model', 'some-model'], environment);
+      expect({ provider, environment, exitCode: outcome.exitCode, stderr: outcome.stderr }).toEqual({
+        provider,
+        environment,
+        exitCode: 2,
+        stderr: `org-demo: --provider ${provider} needs credentials from the environment; ${expected}\n`,
+      });
+      expect(outcome.stdout).toBe('');
+    }
+  });
+
+  it('never prints a secret it found', async () => {
+    const outcome = await demo(['--provider', 'bedrock', '--model', 'm'], {
+      AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMIexample',
+    });
+    expect(outcome.stderr).not.toContain('wJalrXUtnFEMIexample');
+  });
+
+  it('asks for --model with --provider, and for --provider with --model', async () => {
+    expect((await demo(['--provider', 'openai'], { OPENAI_API_KEY: 'sk-test' })).stderr).toBe(
+      "org-demo: --provider openai needs --model <id> (the provider's model id).\n",
+    );
+    expect((await demo(['--model', 'gpt-4.1'], {})).stderr).toContain('--model applies to a real provider');
+    expect((await demo(['--provider', 'mistral', '--model', 'x'], {})).stderr).toContain(
+      "--provider: unknown value 'mistral'; expected openai, anthropic, bedrock.",
+    );
+  });
+
+  it('builds the provider model when the environment has what it needs (no request is made)', () => {
+    expect(missingCredentials('bedrock', { AWS_PROFILE: 'ml', AWS_DEFAULT_REGION: 'us-west-2' })).toEqual([]);
+    const openai = createProviderModel('openai', 'gpt-4.1-mini', { OPENAI_API_KEY: 'sk-test-key' });
+    expect([openai.provider.startsWith('openai'), openai.modelId]).toEqual([true, 'gpt-4.1-mini']);
+    const anthropic = createProviderModel('anthropic', 'claude-sonnet-4-5', {
+      ANTHROPIC_API_KEY: 'sk-ant-test',
+    });
+    expect(anthropic.modelId).toBe('claude-sonnet-4-5');
+    const bedrock = createProviderModel('bedrock', 'us.amazon.nova-pro-v1:0', {
+      AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE',
+      AWS_SECRET_ACCESS_KEY: 'secret',
+      AWS_REGION: 'us-east-1',
+    });
+    expect(bedrock.modelId).toBe('us.amazon.nova-pro-v1:0');
+    try {
+      createProviderModel('anthropic', 'claude', {});
+      expect.unreachable();
+    } catch (error) {
+      expect(MissingCredentialsError.isInstance(error)).toBe(true);
+      expect((error as MissingCredentialsError).code).toBe('missing_credentials');
+      expect((error as MissingCredentialsError).missing).toEqual(['ANTHROPIC_API_KEY']);
+    }
+  });
+});

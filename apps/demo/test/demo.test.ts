@@ -1,0 +1,199 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { createTaskScripts } from '@org/provider-scripted';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEMO_TASKS, type DemoOutcome, runDemo } from '../src/index.js';
+import { assertWellFormedXml } from './xml.js';
+
+const outDir = mkdtempSync(join(tmpdir(), 'org-demo-'));
+afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+
+async function demo(
+  argv: readonly string[],
+  environment: Record<string, string | undefined> = {},
+): Promise<DemoOutcome & { stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const outcome = await runDemo(argv, {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    environment,
+    cwd: process.cwd(),
+  });
+  return { ...outcome, stdout, stderr };
+}
+
+/** The answers the tools' data implies; every mode must reach them. */
+const EXPECTED_ANSWERS: Record<string, string> = {
+  weather:
+    'Madrid is the warmest at 27°C and Oslo the coldest at 7°C (Rome 24°C, Paris 18°C), a spread of 20°C.',
+  orders:
+    'ACME has 3 delayed orders worth €4130, 5.7 days late on average; Rapid Freight accounts for the most late days (15).',
+  research:
+    '306 papers in all: quantization is busiest (88, led by "GPTQ: Accurate Post-Training Quantization"), kv cache compression quietest (27).',
+  prices:
+    'Cheapest that answered: contoso at €315 (northwind €329). Globex could not be checked: its price service failed.',
+};
+
+interface TableRow {
+  task: string;
+  mode: string;
+  roundTrips: number;
+  inputTokens: number;
+  outputTokens: number;
+  wallTimeS: number;
+  answer: string;
+}
+
+function tableRows(stdout: string): TableRow[] {
+  const lines = stdout.split('\n');
+  const header = lines.findIndex((line) => line.startsWith('| task '));
+  expect(header).toBeGreaterThanOrEqual(0);
+  return lines
+    .slice(header + 2)
+    .filter((line) => line.startsWith('| '))
+    .map((line) => {
+      const cells = line
+        .slice(2, -2)
+        .split(' | ')
+        .map((cell) => cell.trim());
+      return {
+        task: cells[0] ?? '',
+        mode: cells[1] ?? '',
+        roundTrips: Number(cells[2]),
+        inputTokens: Number(cells[3]),
+        outputTokens: Number(cells[4]),
+        wallTimeS: Number.parseFloat(cells[5] ?? ''),
+        answer: cells.slice(8).join(' | '),
+      };
+    });
+}
+
+describe('the demo, end to end offline', () => {
+  it('runs every task in the three modes, prints each step live, the table and the timelines', async () => {
+    const outcome = await demo(['--out', outDir]);
+    expect(outcome.stderr).toBe('');
+    expect(outcome.exitCode).toBe(0);
+
+    // Live steps, stamped with simulated time.
+    expect(outcome.stdout).toContain('virtual clock, times are simulated');
+    expect(outcome.stdout).toMatch(/\[\+ +0\.000 s\] model call 1 → 2 messages, 0 tools/);
+    expect(outcome.stdout).toMatch(
+      /model call 1 ← asked for 4 tool calls: get_weather, get_weather, get_weather, get_weather/,
+    );
+    expect(outcome.stdout).toMatch(/tool get_weather \{"city":"Oslo"\} started/);
+    expect(outcome.stdout).toMatch(/plan step compare \(compare_temperatures\) started/);
+    expect(outcome.stdout).toMatch(/plan step oslo \(get_weather\) success after 690 ms/);
+    expect(outcome.stdout).toMatch(
+      /plan step globex \(get_price\) error after 280 ms: .*503 Service Unavailable/,
+    );
+    expect(outcome.stdout).toMatch(/plan step convert \(convert_currency\) skipped/);
+    // Each plan step is shown once as it starts.
+    expect(outcome.stdout.match(/plan step paris \(get_weather\) started/g)).toHaveLength(1);
+
+    // The comparison table: one row per task and mode, the analytic round trips, the same right answer.
+    const rows = tableRows(outcome.stdout);
+    expect(rows.map((row) => `${row.task}/${row.mode}`)).toEqual(
+      DEMO_TASKS.flatMap((task) =>
+        ['ReAct', 'function calling', 'plan mode'].map((mode) => `${task.id}/${mode}`),
+      ),
+    );
+    for (const task of DEMO_TASKS) {
+      const scripts = createTaskScripts({ calls: task.calls, answer: task.answer });
+      const [react, native, plan] = rows.filter((row) => row.task === task.id) as [
+        TableRow,
+        TableRow,
+        TableRow,
+      ];
+      expect([react.roundTrips, native.roundTrips, plan.roundTrips]).toEqual([
+        scripts.roundTrips.react,
+        scripts.roundTrips.native,
+        2,
+      ]);
+      for (const row of [react, native, plan]) {
+        expect({ task: task.id, mode: row.mode, answer: row.answer }).toEqual({
+          task: task.id,
+          mode: row.mode,
+          answer: EXPECTED_ANSWERS[task.id],
+        });
+        expect(row.inputTokens).toBeGreaterThan(0);
+        expect(row.outputTokens).toBeGreaterThan(0);
+      }
+      // Simulated time on a virtual clock is deterministic, so compared exactly, not timed.
+      expect(plan.wallTimeS).toBeLessThan(react.wallTimeS);
+      expect(plan.inputTokens).toBeLessThan(react.inputTokens);
+    }
+    expect(rows.find((row) => row.task === 'research' && row.mode === 'ReAct')?.roundTrips).toBe(8);
+    expect(rows.find((row) => row.task === 'orders' && row.mode === 'function calling')?.roundTrips).toBe(4);
+
+    // The same numbers as the runs returned.
+    for (const run of outcome.runs) {
+      expect(run.result.finishReason).toBe('final-answer');
+      expect(run.result.text).toBe(EXPECTED_ANSWERS[run.task.id]);
+    }
+
+    // One timeline per plan run, each path printed.
+    expect(outcome.timelines.map((file) => basename(file))).toEqual(
+      DEMO_TASKS.map((task) => `${task.id}-plan.svg`),
+    );
+    for (const file of outcome.timelines) expect(outcome.stdout).toContain(file);
+  });
+
+  it('writes well-formed SVG timelines: one bar per plan step, the critical path marked', async () => {
+    const outcome = await demo(['--out', outDir, '--quiet']);
+    expect(outcome.exitCode).toBe(0);
+    const expectedCriticalPaths: Record<string, string[]> = {
+      weather: ['oslo', 'compare'],
+      orders: ['search', 'order2', 'analysis'],
+      research: ['mixture_of_experts', 'synthesis'],
+      prices: ['contoso'],
+    };
+    for (const task of DEMO_TASKS) {
+      const svg = readFileSync(join(outDir, `${task.id}-plan.svg`), 'utf8');
+      assertWellFormedXml(svg);
+      expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+      const bars = [
+        ...svg.matchAll(/<rect class="(step(?: critical)?)" data-step="([^"]+)" data-status="([^"]+)"/g),
+      ];
+      expect(bars.map((bar) => bar[2])).toEqual(task.calls.map((call) => call.id));
+      const critical = bars.filter((bar) => bar[1] === 'step critical').map((bar) => bar[2]);
+      expect({ task: task.id, critical }).toEqual({
+        task: task.id,
+        critical: expectedCriticalPaths[task.id],
+      });
+      expect(svg).toContain(`critical path: ${expectedCriticalPaths[task.id]?.join(' → ')}`);
+      if ((expectedCriticalPaths[task.id]?.length ?? 0) > 1) expect(svg).toContain('class="critical-path"');
+    }
+    const prices = readFileSync(join(outDir, 'prices-plan.svg'), 'utf8');
+    expect(prices).toContain('data-step="globex" data-status="error"');
+    expect(prices).toContain('data-step="convert" data-status="skipped"');
+    expect(prices).toContain('skipped (globex failed)');
+  });
+
+  it('runs one task in one mode and prints the usage on --help', async () => {
+    const one = await demo(['--task', 'orders', '--mode=plan', '--out', outDir, '--latency', 'slow']);
+    expect(one.exitCode).toBe(0);
+    expect(tableRows(one.stdout).map((row) => `${row.task}/${row.mode}`)).toEqual(['orders/plan mode']);
+    const help = await demo(['--help']);
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toContain('Usage: org-demo');
+  });
+
+  it('rejects a bad flag or value with exit code 2 and a did-you-mean', async () => {
+    const badMode = await demo(['--mode', 'reactt']);
+    expect(badMode.exitCode).toBe(2);
+    expect(badMode.stderr).toBe(
+      "org-demo: --mode: unknown value 'reactt' (did you mean 'react'?); expected react, native, plan.\n",
+    );
+    const badFlag = await demo(['--taks', 'weather']);
+    expect(badFlag.exitCode).toBe(2);
+    expect(badFlag.stderr).toContain("unknown argument '--taks' (did you mean '--task'?)");
+    const noValue = await demo(['--out']);
+    expect(noValue.stderr).toContain('--out needs a value');
+  });
+});
