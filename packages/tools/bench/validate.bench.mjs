@@ -93,8 +93,13 @@ const runs = {
 // Warm up every contender, then interleave rounds so that drift on a shared machine hits all of them alike.
 for (const run of Object.values(runs)) run();
 const timings = Object.fromEntries(Object.keys(runs).map((name) => [name, []]));
+const order = Object.entries(runs);
 for (let round = 0; round < rounds; round++) {
-  for (const [name, run] of Object.entries(runs)) timings[name].push(run());
+  // Rotate the order every round, so that no contender always runs right after another one's garbage.
+  for (let index = 0; index < order.length; index++) {
+    const [name, run] = order[(round + index) % order.length];
+    timings[name].push(run());
+  }
 }
 const median = (values) => {
   const sorted = [...values].sort((left, right) => left - right);
