@@ -1,3 +1,5 @@
+// The retry policy is @org/core's, shared with the other providers; re-exported so this package's API is unchanged.
+export { parseRetryAfterMs, type RetryOptions } from '@org/core';
 export {
   type OpenAIApi,
   OpenAILanguageModel,
@@ -11,5 +13,3 @@ export {
   type OpenAIProviderOptions,
   openai,
 } from './openai-provider.js';
-export { parseRetryAfterMs } from './retry-after.js';
-export type { RetryOptions } from './retry-policy.js';

@@ -7,13 +7,13 @@ import {
   OrgError,
   ProviderError,
   ProviderUnavailableError,
+  parseRetryAfterMs,
   RateLimitError,
   redactSecrets,
   redactSecretsDeep,
   StreamInterruptedError,
 } from '@org/core';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { parseRetryAfterMs } from './retry-after.js';
 
 /** Where the failure happened, for the message and for the stream-interrupted case. */
 export interface ErrorContext {

@@ -7,11 +7,16 @@ import {
   type ModelCapabilities,
   type ModelRequest,
   type ModelResponse,
+  type ResolvedRetryOptions,
+  type RetryFailure,
+  retryHintsFromHeaders,
   SPECIFICATION_VERSION,
   StreamInterruptedError,
   type StreamPart,
+  withRetries,
 } from '@org/core';
 import type OpenAI from 'openai';
+import { APIError } from 'openai';
 import { buildChatBody } from './chat-request.js';
 import { parseChatCompletion } from './chat-response.js';
 import { ChatStreamAssembler } from './chat-stream-assembler.js';
@@ -21,7 +26,6 @@ import type { ParsedAnswer } from './parsed-answer.js';
 import { buildResponsesBody } from './responses-request.js';
 import { parseResponse } from './responses-response.js';
 import { ResponsesStreamAssembler } from './responses-stream-assembler.js';
-import { type ResolvedRetryOptions, withRetries } from './retry-policy.js';
 import { checkAnswer, planTools, type ToolPlan } from './tool-plan.js';
 
 /** Which OpenAI API a model speaks: the Responses API (`responses`) or Chat Completions (`chat`). */
@@ -140,7 +144,7 @@ export class OpenAILanguageModel implements LanguageModel {
   }
 
   private requestOptions(signal: AbortSignal | undefined): OpenAI.RequestOptions {
-    // The adapter retries itself (see retry-policy.ts), so the SDK must not.
+    // The adapter retries itself (withRetries of @org/core), so the SDK must not.
     return {
       maxRetries: 0,
       ...(signal === undefined ? {} : { signal }),
@@ -155,6 +159,12 @@ export class OpenAILanguageModel implements LanguageModel {
       signal,
       ...(partialText === undefined ? {} : { partialText }),
     });
+  }
+
+  /** A failed attempt for the retry loop: the mapped error, and `x-should-retry` / the requested wait. */
+  private classifyFailure(error: unknown, signal: AbortSignal | undefined): RetryFailure {
+    const headers = error instanceof APIError ? error.headers : undefined;
+    return { error: this.mapError(error, signal), ...retryHintsFromHeaders(headers) };
   }
 
   private finishAnswer(plan: ToolPlan, answer: ParsedAnswer): ModelResponse {
@@ -175,7 +185,7 @@ export class OpenAILanguageModel implements LanguageModel {
       {
         retry: this.config.retry,
         signal,
-        mapError: (error) => this.mapError(error, signal),
+        classify: (error) => this.classifyFailure(error, signal),
         operation: `${this.provider} ${this.operation}`,
       },
     );
@@ -215,7 +225,7 @@ export class OpenAILanguageModel implements LanguageModel {
         {
           retry: this.config.retry,
           signal: controller.signal,
-          mapError: (error) => this.mapError(error, request.signal),
+          classify: (error) => this.classifyFailure(error, request.signal),
           operation: `${this.provider} ${this.operation}`,
         },
       );

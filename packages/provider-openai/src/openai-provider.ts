@@ -4,12 +4,13 @@ import {
   type ModelCapabilities,
   type ModelCapabilitiesOverride,
   mergeCapabilities,
+  type RetryOptions,
   registerSecret,
+  resolveRetryOptions,
 } from '@org/core';
 import OpenAI from 'openai';
 import { type OpenAIApi, OpenAILanguageModel } from './openai-language-model.js';
 import { createRedactingLogger } from './redacting-logger.js';
-import { type RetryOptions, resolveRetryOptions } from './retry-policy.js';
 
 /** Options of `createOpenAI`. */
 export interface OpenAIProviderOptions {
@@ -93,7 +94,8 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
   const provider = options.name ?? 'openai';
   registerSecret(options.apiKey ?? process.env.OPENAI_API_KEY);
   if (options.client) registerSecret(options.client.apiKey);
-  const retry = resolveRetryOptions(options.retry, options.maxRetries);
+  // `retry.maxRetries` wins over the top-level `maxRetries`.
+  const retry = resolveRetryOptions({ maxRetries: options.maxRetries }, options.retry);
 
   let client: OpenAI | undefined = options.client;
   const getClient = (): OpenAI => {
