@@ -172,6 +172,15 @@ describe('executeAction', () => {
         .map((event) => (event as { progress: unknown }).progress),
     ).toEqual([{ percent: 10 }, { percent: 90 }]);
     expect((await executeAction(registry, action('returns'))).output).toBe('final');
+    const wrapped = new ToolRegistry([
+      simple('wrapped', async () =>
+        (async function* () {
+          yield 'working';
+          yield 'done';
+        })(),
+      ),
+    ]);
+    expect((await executeAction(wrapped, action('wrapped'))).output).toBe('done');
   });
 
   it('lets a tool report progress through its context', async () => {

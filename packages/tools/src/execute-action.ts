@@ -358,7 +358,9 @@ export async function executeAction(
 
   let activeIterator: AsyncIterator<unknown> | undefined;
   const run = async (): Promise<unknown> => {
-    const result = tool.execute(args, context);
+    let result: unknown = tool.execute(args, context);
+    // An async function may return the stream (`async execute() { return stream() }`).
+    if (!isAsyncIterable(result) && isThenable(result)) result = await result;
     if (isAsyncIterable(result)) {
       const iterator = result[Symbol.asyncIterator]();
       activeIterator = iterator;
@@ -384,7 +386,7 @@ export async function executeAction(
         if (controller.signal.aborted) await closeIterator(iterator);
       }
     }
-    return isThenable(result) ? await result : result;
+    return result;
   };
 
   const completed: Promise<Outcome> = run().then(
