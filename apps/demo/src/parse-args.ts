@@ -81,6 +81,8 @@ export function parseDemoArguments(argv: readonly string[], taskIds: readonly st
   const flags = new Set<string>();
   for (let index = 0; index < argv.length; index += 1) {
     const argument = argv[index] ?? '';
+    // `pnpm demo -- --task weather` forwards the separator itself.
+    if (argument === '--') continue;
     const [flag = '', inline] = argument.startsWith('--') ? argument.split(/=(.*)/s, 2) : [argument];
     if (!FLAGS.includes(flag)) {
       const suggestion = closestMatch(flag, FLAGS);

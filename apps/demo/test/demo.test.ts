@@ -176,7 +176,7 @@ describe('the demo, end to end offline', () => {
   });
 
   it('runs one task in one mode and prints the usage on --help', async () => {
-    const one = await demo(['--task', 'orders', '--mode=plan', '--out', outDir, '--latency', 'slow']);
+    const one = await demo(['--', '--task', 'orders', '--mode=plan', '--out', outDir, '--latency', 'slow']);
     expect(one.exitCode).toBe(0);
     expect(tableRows(one.stdout).map((row) => `${row.task}/${row.mode}`)).toEqual(['orders/plan mode']);
     const help = await demo(['--help']);
