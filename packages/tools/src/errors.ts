@@ -1,5 +1,8 @@
 import { brandError, OrgError } from '@org/core';
 
+/** How many tools or issues an error message lists before summarising the rest. */
+const MAXIMUM_LISTED = 30;
+
 /** Stable codes of the errors defined in `@org/tools`. */
 export type ToolErrorCode =
   | 'invalid_tool_name'
@@ -125,8 +128,9 @@ export class UnknownToolError extends OrgError {
     suggestion?: string;
     toolCallId?: string;
   }) {
-    const list =
-      options.available.length === 0 ? 'none' : options.available.map((name) => `'${name}'`).join(', ');
+    const shown = options.available.slice(0, MAXIMUM_LISTED).map((name) => `'${name}'`);
+    const more = options.available.length - shown.length;
+    const list = shown.length === 0 ? 'none' : `${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
     super('unknown_tool', {
       message:
         `There is no tool named ${JSON.stringify(options.toolName)}.` +
@@ -183,15 +187,19 @@ export class InvalidToolArgumentsError extends OrgError {
 
   constructor(options: { toolName: string; issues: readonly ToolArgumentIssue[]; toolCallId?: string }) {
     const count = options.issues.length;
-    const lines = options.issues.map(
-      (issue) =>
-        `- ${issue.path === '' ? '(arguments)' : issue.path}: ${issue.problem}` +
-        `${issue.suggestion === undefined ? '' : ` ${issue.suggestion}`}`,
-    );
+    // A model reads the message: the first problems are enough to act on; `issues` keeps every one.
+    const lines = options.issues
+      .slice(0, MAXIMUM_LISTED)
+      .map(
+        (issue) =>
+          `- ${issue.path === '' ? '(arguments)' : issue.path}: ${issue.problem}` +
+          `${issue.suggestion === undefined ? '' : ` ${issue.suggestion}`}`,
+      );
     super('invalid_tool_arguments', {
       message:
         `Invalid arguments for tool '${options.toolName}' (${count} problem${count === 1 ? '' : 's'}):\n` +
-        `${lines.join('\n')}\nFix ${count === 1 ? 'it' : 'all of them'} and call '${options.toolName}' again.`,
+        `${lines.join('\n')}\n${count > MAXIMUM_LISTED ? `- ... and ${count - MAXIMUM_LISTED} more like these\n` : ''}` +
+        `Fix ${count === 1 ? 'it' : 'all of them'} and call '${options.toolName}' again.`,
     });
     this.toolName = options.toolName;
     this.toolCallId = options.toolCallId;

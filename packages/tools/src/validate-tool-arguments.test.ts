@@ -447,3 +447,22 @@ describe('validateToolArguments with recursive schemas and unions', () => {
     ]);
   });
 });
+
+describe('validateToolArguments message size', () => {
+  it('lists the first 30 problems in the message and keeps all of them in issues', () => {
+    const tool = defineTool({
+      name: 'sum',
+      description: 'Sum.',
+      input: z.object({ values: z.array(z.number()) }),
+      execute: () => 0,
+    });
+    const result = validateToolArguments(tool, {
+      values: Array.from({ length: 100 }, (_, index) => `n${index}`),
+    });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect((result.error as InvalidToolArgumentsError).issues).toHaveLength(100);
+    expect(result.error.message.split('\n').filter((line) => line.startsWith('- values['))).toHaveLength(30);
+    expect(result.error.message).toContain('- ... and 70 more like these\nFix all of them');
+  });
+});
