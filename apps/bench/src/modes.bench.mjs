@@ -123,7 +123,11 @@ function taskTools(clock, { failing = new Set(), documentTokens = 0 } = {}) {
 // and the answer a correct run must give, computed here from the tables above.
 
 const depth3Calls = [
-  ...['a1', 'a2', 'a3', 'b1', 'b2', 'b3'].map((query) => ({ id: query, toolName: 'search', arguments: { query } })),
+  ...['a1', 'a2', 'a3', 'b1', 'b2', 'b3'].map((query) => ({
+    id: query,
+    toolName: 'search',
+    arguments: { query },
+  })),
   { id: 'sumA', toolName: 'sum', arguments: { values: ['$ref:a1.score', '$ref:a2.score', '$ref:a3.score'] } },
   { id: 'sumB', toolName: 'sum', arguments: { values: ['$ref:b1.score', '$ref:b2.score', '$ref:b3.score'] } },
   { id: 'winner', toolName: 'compare', arguments: { a: '$ref:sumA', b: '$ref:sumB' } },
@@ -245,7 +249,10 @@ function toolsFor(task, clock) {
     defineTool({
       name: 'search',
       description: search.description,
-      input: z.object({ query: z.string().describe('What to look up, e.g. a1'), after: z.number().optional() }),
+      input: z.object({
+        query: z.string().describe('What to look up, e.g. a1'),
+        after: z.number().optional(),
+      }),
       execute: ({ query }, context) => search.execute({ query }, context),
     }),
     ...registry.list().filter((tool) => tool.name !== 'search'),
@@ -301,7 +308,11 @@ function stepDeltas(messages) {
 function assertAnalytic(task, mode, run) {
   const { result, model, scripts, registry } = run;
   const label = `${task.name} / ${mode}`;
-  assert.equal(result.finishReason, 'final-answer', `${label}: ${result.finishReason} ${result.finishDetail ?? ''}`);
+  assert.equal(
+    result.finishReason,
+    'final-answer',
+    `${label}: ${result.finishReason} ${result.finishDetail ?? ''}`,
+  );
   const k = scripts.roundTrips[mode];
   assert.equal(k, { react: scripts.callCount + 1, native: scripts.depth + 1, plan: 2 }[mode], label);
   assert.equal(result.roundTrips, k, `${label}: round trips`);
@@ -314,7 +325,10 @@ function assertAnalytic(task, mode, run) {
   const prefix = countRequestTokens({ messages: first.messages, tools: first.tools ?? [] });
   const deltas = stepDeltas(result.messages);
   assert.equal(deltas.length, k, `${label}: one history step per model call`);
-  const perCall = Array.from({ length: k }, (_, call) => prefix + deltas.slice(0, call).reduce((a, b) => a + b, 0));
+  const perCall = Array.from(
+    { length: k },
+    (_, call) => prefix + deltas.slice(0, call).reduce((a, b) => a + b, 0),
+  );
   assert.deepEqual(
     model.calls.map((call) => call.inputTokens),
     perCall,
@@ -357,7 +371,7 @@ console.log(
   'outputs), tokens counted with o200k_base over exactly what a provider receives (system prompt, tool specs, history).',
 );
 console.log(
-  "Simulated latency on a virtual clock the tools share: `search` 300 ms (skew: A1 900, A2 100, B1 100, B2 900), `hop` 200 ms.",
+  'Simulated latency on a virtual clock the tools share: `search` 300 ms (skew: A1 900, A2 100, B1 100, B2 900), `hop` 200 ms.',
 );
 console.log(
   `Profiles (time to first token + per input token + per output token): ${PROFILES.map((profile) => {
@@ -400,10 +414,7 @@ table(
 
 console.log('\n### Simulated wall time (virtual ms, model calls + tools)\n');
 table(
-  [
-    'task',
-    ...PROFILES.flatMap((profile) => [`${profile}: ReAct`, `native`, `plan`, `ReAct / plan`]),
-  ],
+  ['task', ...PROFILES.flatMap((profile) => [`${profile}: ReAct`, `native`, `plan`, `ReAct / plan`])],
   TASKS.map((task) => [
     task.name,
     ...PROFILES.flatMap((profile) => {
@@ -442,22 +453,46 @@ table(
 );
 
 const wrong = TASKS.flatMap((task) =>
-  MODES.flatMap((mode) => PROFILES.filter((profile) => !runs[task.name][mode][profile].right).map((p) => `${task.name}/${mode}/${p}`)),
+  MODES.flatMap((mode) =>
+    PROFILES.filter((profile) => !runs[task.name][mode][profile].right).map(
+      (p) => `${task.name}/${mode}/${p}`,
+    ),
+  ),
 );
 
 const input = (task, mode) => runs[task][mode].typical.result.usage.inputTokens;
 const wallTypical = (task, mode) => runs[task][mode].typical.wallMs;
 const targets = [
-  ['plan ≥ 4x fewer input tokens than ReAct, fan-out 8 + compare', input('fan-out 8 + compare', 'react') / input('fan-out 8 + compare', 'plan'), 4],
-  ['plan ≥ 4x fewer input tokens than ReAct, depth 3', input('depth 3', 'react') / input('depth 3', 'plan'), 4],
-  ['plan ≥ 2x fewer input tokens than native parallel, depth 3', input('depth 3', 'native') / input('depth 3', 'plan'), 2],
+  [
+    'plan ≥ 4x fewer input tokens than ReAct, fan-out 8 + compare',
+    input('fan-out 8 + compare', 'react') / input('fan-out 8 + compare', 'plan'),
+    4,
+  ],
+  [
+    'plan ≥ 4x fewer input tokens than ReAct, depth 3',
+    input('depth 3', 'react') / input('depth 3', 'plan'),
+    4,
+  ],
+  [
+    'plan ≥ 2x fewer input tokens than native parallel, depth 3',
+    input('depth 3', 'native') / input('depth 3', 'plan'),
+    2,
+  ],
   [
     'plan ≥ 5x fewer input tokens than ReAct, 5,000-token observations',
     input('depth 3, 5,000-token observations', 'react') / input('depth 3, 5,000-token observations', 'plan'),
     5,
   ],
-  ['plan ≥ 1.5x faster than ReAct (typical), fan-out 8 + compare', wallTypical('fan-out 8 + compare', 'react') / wallTypical('fan-out 8 + compare', 'plan'), 1.5],
-  ['plan ≥ 1.5x faster than ReAct (typical), depth 3', wallTypical('depth 3', 'react') / wallTypical('depth 3', 'plan'), 1.5],
+  [
+    'plan ≥ 1.5x faster than ReAct (typical), fan-out 8 + compare',
+    wallTypical('fan-out 8 + compare', 'react') / wallTypical('fan-out 8 + compare', 'plan'),
+    1.5,
+  ],
+  [
+    'plan ≥ 1.5x faster than ReAct (typical), depth 3',
+    wallTypical('depth 3', 'react') / wallTypical('depth 3', 'plan'),
+    1.5,
+  ],
 ];
 console.log('\n### Targets\n');
 table(
@@ -465,7 +500,9 @@ table(
   targets.map(([name, value, bound]) => [name, `${fixed(value)}x`, verdict(value >= bound)]),
 );
 console.log('');
-console.log(`Every answer right in every mode and profile: ${wrong.length === 0 ? 'yes' : `**NO**: ${wrong.join(', ')}`}.`);
+console.log(
+  `Every answer right in every mode and profile: ${wrong.length === 0 ? 'yes' : `**NO**: ${wrong.join(', ')}`}.`,
+);
 
 // Where plan mode loses: tasks where it spends more input tokens or more time than the best other mode.
 console.log('\n### Where plan mode loses\n');
@@ -482,7 +519,11 @@ for (const task of TASKS) {
   const wallRival = bestOther(wall);
   if (tokens(of('plan')) > tokenRival.value) {
     losses.push(
-      `- **${task.name}**: plan mode sends ${tokens(of('plan'))} input tokens, ${tokenRival.mode} ${tokenRival.value} (${fixed(tokens(of('plan')) / tokenRival.value)}x more): the \`execute_tool_plan\` spec (${countToolSpecTokens(of('plan').registry.specs().find((spec) => spec.name === 'execute_tool_plan'))} tokens) is sent with each request.`,
+      `- **${task.name}**: plan mode sends ${tokens(of('plan'))} input tokens, ${tokenRival.mode} ${tokenRival.value} (${fixed(tokens(of('plan')) / tokenRival.value)}x more): the \`execute_tool_plan\` spec (${countToolSpecTokens(
+        of('plan')
+          .registry.specs()
+          .find((spec) => spec.name === 'execute_tool_plan'),
+      )} tokens) is sent with each request.`,
     );
   }
   if (wall(of('plan')) > wallRival.value) {
@@ -504,7 +545,9 @@ console.log(losses.length === 0 ? 'Nowhere on these tasks.' : losses.join('\n'))
     `\nPlan mode's fixed cost: the \`execute_tool_plan\` spec is ${specTokens} tokens (description ${descriptionTokens}, name + JSON Schema + framing ${specTokens - descriptionTokens}), sent with each of the ${plan.k} requests: ${plan.k * specTokens} of the ${plan.result.usage.inputTokens} input tokens on depth 3. Without it plan mode would send ${withoutSpec} (native / plan ${fixed(native.result.usage.inputTokens / withoutSpec)}x). Plan mode also writes the whole plan as output (${plan.result.usage.outputTokens} output tokens against ${native.result.usage.outputTokens} for native on depth 3), which at ${LATENCY_PROFILES.typical.perOutputTokenMs} ms per output token (typical) is why native parallel calls finish first when tools are fast and results are small.`,
   );
 }
-console.log(`\n(${TASKS.length} tasks × 3 modes × 3 profiles in ${fixed((performance.now() - started) / 1000, 1)} s of real time.)`);
+console.log(
+  `\n(${TASKS.length} tasks × 3 modes × 3 profiles in ${fixed((performance.now() - started) / 1000, 1)} s of real time.)`,
+);
 
 if (wrong.length > 0) {
   console.error(`wrong answers: ${wrong.join(', ')}`);

@@ -8,13 +8,12 @@
 // runs once, in turn (a different order each round); the median per contender.
 // Usage: node src/overhead.bench.mjs [--quick]
 import assert from 'node:assert/strict';
-import { AIMessage, ToolMessage } from '@langchain/core/messages';
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { AIMessage, ToolMessage } from '@langchain/core/messages';
 import { tool as langchainTool } from '@langchain/core/tools';
-import { generateText, stepCountIs, tool as aiTool } from 'ai';
+import { tool as aiTool, generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { createAgent } from 'langchain';
-import { z } from 'zod';
 import { DESCRIPTION, FINAL, inputSchema, runOrg } from './org-loop.mjs';
 import { fixed, median, ratio, table, verdict } from './report.mjs';
 
@@ -35,7 +34,9 @@ function aiModel(steps) {
       const index = call++;
       if (index < steps) {
         return {
-          content: [{ type: 'tool-call', toolCallId: `call_${index}`, toolName: 'noop', input: `{"i":${index}}` }],
+          content: [
+            { type: 'tool-call', toolCallId: `call_${index}`, toolName: 'noop', input: `{"i":${index}}` },
+          ],
           finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
           usage: usageV3,
           warnings: [],
@@ -51,7 +52,9 @@ function aiModel(steps) {
   });
 }
 
-const aiTools = { noop: aiTool({ description: DESCRIPTION, inputSchema: inputSchema(), execute: ({ i }) => i }) };
+const aiTools = {
+  noop: aiTool({ description: DESCRIPTION, inputSchema: inputSchema(), execute: ({ i }) => i }),
+};
 
 async function runAiSdk(steps) {
   const result = await generateText({
@@ -93,7 +96,11 @@ class CounterChatModel extends BaseChatModel {
   }
 }
 
-const langchainNoop = langchainTool(({ i }) => i, { name: 'noop', description: DESCRIPTION, schema: inputSchema() });
+const langchainNoop = langchainTool(({ i }) => i, {
+  name: 'noop',
+  description: DESCRIPTION,
+  schema: inputSchema(),
+});
 
 async function runLangChainAgent(steps) {
   const agent = createAgent({ model: new CounterChatModel(steps), tools: [langchainNoop] });
@@ -147,7 +154,11 @@ async function measure(steps, repeat, rounds, warmups) {
       samples[index].push((used.user + used.system) / (repeat * steps));
     }
   }
-  return samples.map((values) => ({ median: median(values), min: Math.min(...values), max: Math.max(...values) }));
+  return samples.map((values) => ({
+    median: median(values),
+    min: Math.min(...values),
+    max: Math.max(...values),
+  }));
 }
 
 const sizes = quick
@@ -173,7 +184,9 @@ console.log(
 console.log(
   'tool calls). CPU time (`process.cpuUsage`, user + system) per step, after warm-up runs, median of the rounds; in',
 );
-console.log('each round every contender runs once, in a rotating order. Versions: ai 6.0.322, @langchain/core 1.4.0, langchain 1.5.14.\n');
+console.log(
+  'each round every contender runs once, in a rotating order. Versions: ai 6.0.322, @langchain/core 1.4.0, langchain 1.5.14.\n',
+);
 
 const results = [];
 for (const size of sizes) {

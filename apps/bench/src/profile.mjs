@@ -23,7 +23,10 @@ export function summariseProfile(profile) {
   const parent = new Map();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const sampled = new Map();
-  profile.samples.forEach((id, index) => sampled.set(id, (sampled.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+  for (let index = 0; index < profile.samples.length; index++) {
+    const id = profile.samples[index];
+    sampled.set(id, (sampled.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0));
+  }
   const key = (node) => `\`${node.callFrame.functionName || '(anonymous)'}\` ${location(node.callFrame)}`;
   const self = new Map();
   const inclusive = new Map();
@@ -50,20 +53,37 @@ export async function profileOrgLoop({ runs, steps }) {
   const directory = mkdtempSync(join(tmpdir(), 'org-bench-profile-'));
   try {
     const script = fileURLToPath(new URL('./org-loop.mjs', import.meta.url));
-    execFileSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${directory}`, script, String(runs), String(steps)], {
-      stdio: 'inherit',
-    });
+    execFileSync(
+      process.execPath,
+      ['--cpu-prof', `--cpu-prof-dir=${directory}`, script, String(runs), String(steps)],
+      {
+        stdio: 'inherit',
+      },
+    );
     const file = readdirSync(directory).find((name) => name.endsWith('.cpuprofile'));
-    const { total, self, inclusive } = summariseProfile(JSON.parse(readFileSync(join(directory, file), 'utf8')));
+    const { total, self, inclusive } = summariseProfile(
+      JSON.parse(readFileSync(join(directory, file), 'utf8')),
+    );
     const top = (map, count, filter = () => true) =>
-      [...map].filter(([name]) => filter(name)).sort((left, right) => right[1] - left[1]).slice(0, count);
-    console.log(`${runs} conversations of ${steps} steps, ${(total / 1000).toFixed(0)} ms sampled (module loading included).\n`);
+      [...map]
+        .filter(([name]) => filter(name))
+        .sort((left, right) => right[1] - left[1])
+        .slice(0, count);
+    console.log(
+      `${runs} conversations of ${steps} steps, ${(total / 1000).toFixed(0)} ms sampled (module loading included).\n`,
+    );
     console.log('Self time, hottest functions:\n');
-    table(['function', 'where', 'self time'], top(self, 12).map(([name, time]) => [...splitName(name), share(time, total)]));
+    table(
+      ['function', 'where', 'self time'],
+      top(self, 12).map(([name, time]) => [...splitName(name), share(time, total)]),
+    );
     console.log('\nInclusive time, functions of the @org packages:\n');
     table(
       ['function', 'where', 'inclusive time'],
-      top(inclusive, 16, (name) => name.includes(' @org/')).map(([name, time]) => [...splitName(name), share(time, total)]),
+      top(inclusive, 16, (name) => name.includes(' @org/')).map(([name, time]) => [
+        ...splitName(name),
+        share(time, total),
+      ]),
     );
   } finally {
     rmSync(directory, { recursive: true, force: true });

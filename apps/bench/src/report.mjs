@@ -16,7 +16,8 @@ export function table(header, rows) {
   );
   console.log(`| ${header.join(' | ')} |`);
   console.log(`| ${numeric.map((right) => (right ? '---:' : '---')).join(' | ')} |`);
-  for (const row of rows) console.log(`| ${row.map((cell) => String(cell).replaceAll('|', '\\|')).join(' | ')} |`);
+  for (const row of rows)
+    console.log(`| ${row.map((cell) => String(cell).replaceAll('|', '\\|')).join(' | ')} |`);
 }
 
 /** The median of numbers. */
