@@ -8,14 +8,17 @@ import {
   type ModelRequest,
   type ModelResponse,
   type OrgError,
+  type ResolvedRetryOptions,
+  type RetryFailure,
+  retryHintsFromHeaders,
   SPECIFICATION_VERSION,
   type StreamPart,
+  withRetries,
 } from '@org/core';
 import { type BuiltRequest, buildRequest } from './build-request.js';
 import { InvalidProviderOptionsError } from './invalid-provider-options-error.js';
-import { type ErrorContext, mapAnthropicError } from './map-error.js';
+import { type ErrorContext, headersOf, mapAnthropicError } from './map-error.js';
 import { mapMessage } from './map-response.js';
-import { type ResolvedRetryOptions, withRetries } from './retry.js';
 import { StreamAssembler, type StreamEvent } from './stream-assembler.js';
 
 /**
@@ -69,7 +72,7 @@ export class AnthropicLanguageModel implements LanguageModel {
       {
         retry: this.#config.retry(),
         signal: request.signal,
-        mapError: (error) => this.#mapError(error, { phase: 'request', built, signal: request.signal }),
+        classify: (error) => this.#classifyFailure(error, built, request.signal),
         operation: this.#operation(),
       },
     );
@@ -95,7 +98,7 @@ export class AnthropicLanguageModel implements LanguageModel {
         {
           retry: this.#config.retry(),
           signal: request.signal,
-          mapError: (error) => this.#mapError(error, { phase: 'request', built, signal: request.signal }),
+          classify: (error) => this.#classifyFailure(error, built, request.signal),
           operation: this.#operation(),
         },
       );
@@ -159,6 +162,17 @@ export class AnthropicLanguageModel implements LanguageModel {
 
   #operation(): string {
     return `The Anthropic request to '${this.modelId}'`;
+  }
+
+  /**
+   * A request that failed before its answer, for the retry loop: the mapped error, and the server's
+   * `x-should-retry` and requested wait, read off the SDK's `APIError` headers (by shape, like the mapping).
+   */
+  #classifyFailure(error: unknown, built: BuiltRequest, signal: AbortSignal | undefined): RetryFailure {
+    return {
+      error: this.#mapError(error, { phase: 'request', built, signal }),
+      ...retryHintsFromHeaders(headersOf(error)),
+    };
   }
 
   #mapError(

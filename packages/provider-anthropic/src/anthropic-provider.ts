@@ -1,10 +1,16 @@
 import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk';
-import { type ModelCapabilitiesOverride, mergeCapabilities, registerSecret } from '@org/core';
+import {
+  type ModelCapabilitiesOverride,
+  mergeCapabilities,
+  type ResolvedRetryOptions,
+  registerSecret,
+  resolveRetryOptions,
+} from '@org/core';
 import { ANTHROPIC_CAPABILITIES } from './anthropic-capabilities.js';
 import { AnthropicLanguageModel } from './anthropic-language-model.js';
 import { InvalidProviderOptionsError } from './invalid-provider-options-error.js';
 import { redactingLogger } from './redacting-logger.js';
-import { defaultSleep, type ResolvedRetryOptions, type RetryOptions } from './retry.js';
+import type { RetryOptions } from './retry-options.js';
 
 /**
  * Options of `createAnthropic`. Every field may be left out (or `undefined`): the key then comes from
@@ -112,13 +118,14 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
 
   let retry: ResolvedRetryOptions | undefined;
   const resolveRetry = (): ResolvedRetryOptions => {
-    retry ??= {
-      maxRetries: options.maxRetries ?? client?.maxRetries ?? 2,
-      maxWaitMs: options.retry?.maxWaitMs ?? 60_000,
-      initialDelayMs: options.retry?.initialDelayMs ?? 500,
-      maxDelayMs: options.retry?.maxDelayMs ?? 8_000,
-      sleep: options.retry?.sleep ?? defaultSleep,
-    };
+    // Resolved at the first request: with a ready client, its own maxRetries is the default budget.
+    retry ??= resolveRetryOptions({
+      maxRetries: options.maxRetries ?? client?.maxRetries,
+      maxRetryAfterMs: options.retry?.maxWaitMs,
+      initialDelayMs: options.retry?.initialDelayMs,
+      maxDelayMs: options.retry?.maxDelayMs,
+      sleep: options.retry?.sleep,
+    });
     return retry;
   };
 

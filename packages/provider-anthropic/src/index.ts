@@ -10,5 +10,5 @@ export {
 export { DEFAULT_MAX_OUTPUT_TOKENS } from './build-request.js';
 export { InvalidProviderOptionsError } from './invalid-provider-options-error.js';
 export { MalformedStreamError, type MalformedStreamReason } from './malformed-stream-error.js';
-export type { RetryOptions } from './retry.js';
+export type { RetryOptions } from './retry-options.js';
 export { StreamingRequiredError } from './streaming-required-error.js';

@@ -3,11 +3,13 @@ import {
   AuthenticationError,
   ContextLengthExceededError,
   errorMessageOf,
+  type HeadersLike,
   InvalidRequestError,
   OrgError,
   ProviderError,
   type ProviderErrorOptions,
   ProviderUnavailableError,
+  parseRetryAfterMs,
   RateLimitError,
   StreamInterruptedError,
   TimeoutError,
@@ -155,7 +157,7 @@ function mapApiError(shape: SdkApiErrorShape, status: number | undefined, error:
   const kind = classify(status, detail.type);
   switch (kind) {
     case 'rate-limit': {
-      const retryAfterMs = retryAfterMsFrom(header);
+      const retryAfterMs = parseRetryAfterMs(headersOf(shape));
       return new RateLimitError({ ...options, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
     }
     case 'authentication':
@@ -201,20 +203,10 @@ function readErrorBody(body: unknown): { type: string | undefined; message: stri
   };
 }
 
-/**
- * The wait the server asked for: `retry-after-ms` (milliseconds), else `retry-after` in seconds or as an HTTP date.
- * Exported for the retry loop.
- */
-export function retryAfterMsFrom(header: (key: string) => string | undefined): number | undefined {
-  const milliseconds = Number.parseFloat(header('retry-after-ms') ?? '');
-  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
-  const retryAfter = header('retry-after');
-  if (retryAfter === undefined) return undefined;
-  const seconds = Number.parseFloat(retryAfter);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(retryAfter);
-  if (Number.isFinite(date)) return Math.max(0, date - Date.now());
-  return undefined;
+/** The response headers of an SDK `APIError` (a `Headers`), read by shape; `undefined` for anything else. */
+export function headersOf(error: unknown): HeadersLike | undefined {
+  const headers = (error as { headers?: unknown } | null | undefined)?.headers;
+  return typeof headers === 'object' && headers !== null ? (headers as HeadersLike) : undefined;
 }
 
 function describeCause(error: unknown): string {
