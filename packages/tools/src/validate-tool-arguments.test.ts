@@ -466,3 +466,73 @@ describe('validateToolArguments message size', () => {
     expect(result.error.message).toContain('- ... and 70 more like these\nFix all of them');
   });
 });
+
+describe('coercion round trip (property)', () => {
+  const field = fc.constantFrom('number', 'integer', 'boolean', 'string', 'numbers');
+  const valueFor = (kind: string) => {
+    switch (kind) {
+      case 'number':
+        return fc.double({ noNaN: true, noDefaultInfinity: true }).filter((value) => !Object.is(value, -0));
+      case 'integer':
+        return fc.maxSafeInteger().filter((value) => !Object.is(value, -0));
+      case 'boolean':
+        return fc.boolean();
+      case 'numbers':
+        return fc.array(fc.integer(), { maxLength: 4 });
+      default:
+        return fc.string();
+    }
+  };
+  const zodFor = (kind: string) => {
+    switch (kind) {
+      case 'number':
+        return z.number();
+      case 'integer':
+        return z.number().int();
+      case 'boolean':
+        return z.boolean();
+      case 'numbers':
+        return z.array(z.number());
+      default:
+        return z.string();
+    }
+  };
+  const stringify = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(stringify)
+      : typeof value === 'number' || typeof value === 'boolean'
+        ? String(value)
+        : value;
+
+  it('accepts every number and boolean sent as text and gives back the original value', () => {
+    const scenario = fc
+      .uniqueArray(fc.tuple(fc.stringMatching(/^[a-z][a-z_]{0,11}$/), field), {
+        minLength: 1,
+        maxLength: 6,
+        selector: ([name]) => name,
+      })
+      .chain((fields) =>
+        fc.tuple(fc.constant(fields), fc.tuple(...fields.map(([, kind]) => valueFor(kind)))),
+      );
+    fc.assert(
+      fc.property(scenario, ([fields, values]) => {
+        const tool = defineTool({
+          name: 'generated',
+          description: 'A generated tool.',
+          input: z.object(Object.fromEntries(fields.map(([name, kind]) => [name, zodFor(kind)]))),
+          execute: (args) => args,
+        });
+        const original = Object.fromEntries(fields.map(([name], index) => [name, values[index]]));
+        const sent = JSON.parse(
+          JSON.stringify(
+            Object.fromEntries(Object.entries(original).map(([name, value]) => [name, stringify(value)])),
+          ),
+        );
+        const result = validateToolArguments(tool, sent);
+        expect(result.ok).toBe(true);
+        if (result.ok) expect(result.value).toStrictEqual(original);
+      }),
+      { numRuns },
+    );
+  });
+});
