@@ -504,7 +504,10 @@ describe('coercion round trip (property)', () => {
         ? String(value)
         : value;
 
-  it('accepts every number and boolean sent as text and gives back the original value', () => {
+  // Each run defines a tool (schema conversion and checks), so this property is slower than the others.
+  it('accepts every number and boolean sent as text and gives back the original value', {
+    timeout: 120_000,
+  }, () => {
     const scenario = fc
       .uniqueArray(fc.tuple(fc.stringMatching(/^[a-z][a-z_]{0,11}$/), field), {
         minLength: 1,
