@@ -18,10 +18,12 @@ import {
   mergeCapabilities,
   OrgError,
   ProviderError,
+  type ResolvedRetryOptions,
   SPECIFICATION_VERSION,
   type StreamPart,
   ToolChoice,
   UnsupportedToolChoiceError,
+  withRetries,
 } from '@org/core';
 import {
   type BedrockModelSettings,
@@ -36,12 +38,7 @@ import { BEDROCK_PROVIDER, mapBedrockError, unsupportedToolChoiceMode } from './
 import { mapConverseResponse } from './map-converse-response.js';
 import { type PreparedTools, prepareTools } from './prepare-tool-config.js';
 import { readBedrockProviderOptions } from './read-provider-options.js';
-import {
-  type ResolvedRetryOptions,
-  type RetryOptions,
-  resolveRetryOptions,
-  withRetries,
-} from './retry-policy.js';
+import { type RetryOptions, resolveBedrockRetryOptions } from './retry-options.js';
 
 /**
  * How a model reaches its client: created lazily, so importing the default instance has no side effect. Built by
@@ -105,12 +102,9 @@ export class BedrockLanguageModel implements LanguageModel {
     this.nonePolicy = policy;
     this.capabilities = mergeCapabilities(DEFAULT_BEDROCK_CAPABILITIES, settings.capabilities);
     // A model's retry fields override the provider's one by one.
-    this.retry = resolveRetryOptions(
-      { ...source.retry, ...settings.retry },
-      {
-        clientSupplied: source.clientSupplied,
-      },
-    );
+    this.retry = resolveBedrockRetryOptions(source.retry, settings.retry, {
+      clientSupplied: source.clientSupplied,
+    });
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
@@ -245,9 +239,12 @@ export class BedrockLanguageModel implements LanguageModel {
         await this.source.beforeRequest(client);
         return call(client, request.signal === undefined ? {} : { abortSignal: request.signal });
       },
-      this.retry,
-      request.signal,
-      (thrown) => mapBedrockError(thrown, { modelId: this.modelId }),
+      {
+        retry: this.retry,
+        signal: request.signal,
+        operation: `Bedrock call to '${this.modelId}'`,
+        classify: (thrown) => mapBedrockError(thrown, { modelId: this.modelId }),
+      },
     );
   }
 

@@ -1,5 +1,5 @@
 import type { ModelCapabilities, ModelCapabilitiesOverride } from '@org/core';
-import type { RetryOptions } from './retry-policy.js';
+import type { RetryOptions } from './retry-options.js';
 
 /**
  * How a request with tool choice `none` is sent. Converse has no "none" mode, and it rejects a conversation that

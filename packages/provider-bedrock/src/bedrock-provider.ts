@@ -3,7 +3,7 @@ import { registerSecret } from '@org/core';
 import { type BedrockClientSource, BedrockLanguageModel } from './bedrock-language-model.js';
 import type { BedrockModelSettings } from './bedrock-model-settings.js';
 import { InvalidBedrockOptionsError } from './invalid-bedrock-options-error.js';
-import type { RetryOptions } from './retry-policy.js';
+import type { RetryOptions } from './retry-options.js';
 
 /**
  * Options of `createBedrock`. Everything is optional: the AWS SDK's usual chain fills in region and credentials.

@@ -15,4 +15,4 @@ export { InvalidBedrockOptionsError } from './invalid-bedrock-options-error.js';
 export { BEDROCK_PROVIDER } from './map-bedrock-error.js';
 export { NONE_INSTRUCTION, REQUIRED_INSTRUCTION } from './prepare-tool-config.js';
 export { BEDROCK_PROVIDER_OPTION_KEYS } from './read-provider-options.js';
-export type { RetryOptions } from './retry-policy.js';
+export type { RetryOptions } from './retry-options.js';

@@ -9,10 +9,11 @@ import {
   type ProviderErrorOptions,
   ProviderUnavailableError,
   RateLimitError,
+  type RetryFailure,
   redactSecrets,
   redactSecretsDeep,
+  retryHintsFromHeaders,
 } from '@org/core';
-import type { RetryDecisionInput } from './retry-policy.js';
 
 /**
  * The provider name on every error and model of this package.
@@ -21,6 +22,15 @@ import type { RetryDecisionInput } from './retry-policy.js';
  * if (ProviderError.isInstance(error) && error.provider === BEDROCK_PROVIDER) report(error.requestId);
  */
 export const BEDROCK_PROVIDER = 'bedrock';
+
+/**
+ * A failure as the retry loop (`withRetries` of `@org/core`) sees it: the mapped error, the wait the service asked
+ * for (`retry-after`, `x-amz-retry-after`) and `x-should-retry` (`true` forces a retry, `false` forbids one).
+ */
+export interface BedrockFailure extends RetryFailure {
+  readonly retryAfterMs: number | undefined;
+  readonly shouldRetryHeader: boolean | undefined;
+}
 
 /** The fields of an AWS SDK v3 service exception this adapter reads; everything is optional and checked. */
 interface SdkErrorShape {
@@ -81,7 +91,7 @@ const AUTHENTICATION_NAMES = new Set([
  * const { error } = mapBedrockError(thrown, { modelId });
  * throw error;
  */
-export function mapBedrockError(thrown: unknown, context: { modelId: string }): RetryDecisionInput {
+export function mapBedrockError(thrown: unknown, context: { modelId: string }): BedrockFailure {
   if (OrgError.isInstance(thrown)) {
     return { error: thrown as Error, retryAfterMs: undefined, shouldRetryHeader: undefined };
   }
@@ -95,9 +105,7 @@ export function mapBedrockError(thrown: unknown, context: { modelId: string }): 
     typeof shape.$metadata?.requestId === 'string'
       ? shape.$metadata.requestId
       : headerValue(headers, 'x-amzn-requestid');
-  const retryAfterMs = parseRetryAfter(headers);
-  const shouldRetry = headerValue(headers, 'x-should-retry');
-  const shouldRetryHeader = shouldRetry === 'true' ? true : shouldRetry === 'false' ? false : undefined;
+  const { retryAfterMs, shouldRetryHeader } = retryHintsOf(headers);
 
   const base: ProviderErrorOptions = {
     provider: BEDROCK_PROVIDER,
@@ -108,7 +116,7 @@ export function mapBedrockError(thrown: unknown, context: { modelId: string }): 
     ...(name === '' ? {} : { providerCode: name }),
     ...(requestId === undefined ? {} : { requestId }),
   };
-  const decided = (error: OrgError): RetryDecisionInput => ({ error, retryAfterMs, shouldRetryHeader });
+  const decided = (error: OrgError): BedrockFailure => ({ error, retryAfterMs, shouldRetryHeader });
 
   if (name === 'AbortError' || (typeof shape.code === 'string' && shape.code === 'ABORT_ERR')) {
     return decided(
@@ -182,17 +190,25 @@ export function unsupportedToolChoiceMode(thrown: unknown): 'required' | 'tool' 
   return match[1]?.toLowerCase() === 'any' ? 'required' : 'tool';
 }
 
-/** `retry-after` (seconds or an HTTP date) or `x-amz-retry-after` (milliseconds), as milliseconds. */
+/** `x-amz-retry-after` (milliseconds), else `retry-after` (seconds or an HTTP date), as milliseconds. */
 export function parseRetryAfter(headers: Readonly<Record<string, unknown>>): number | undefined {
-  const amz = headerValue(headers, 'x-amz-retry-after');
-  if (amz !== undefined && /^\d+$/.test(amz.trim())) return Number(amz.trim());
-  const value = headerValue(headers, 'retry-after');
-  if (value === undefined) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(?:\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - Date.now());
+  return retryHintsOf(headers).retryAfterMs;
+}
+
+/**
+ * `x-should-retry` and the requested wait, read by the shared reader of `@org/core`. Bedrock names its
+ * millisecond wait `x-amz-retry-after`, which that reader knows as `retry-after-ms`; a `retry-after-ms` header is
+ * not Bedrock's and is not read.
+ */
+function retryHintsOf(headers: Readonly<Record<string, unknown>>): {
+  shouldRetryHeader: boolean | undefined;
+  retryAfterMs: number | undefined;
+} {
+  return retryHintsFromHeaders({
+    'retry-after-ms': headerValue(headers, 'x-amz-retry-after'),
+    'retry-after': headerValue(headers, 'retry-after'),
+    'x-should-retry': headerValue(headers, 'x-should-retry'),
+  });
 }
 
 function headerValue(headers: Readonly<Record<string, unknown>>, name: string): string | undefined {
