@@ -221,7 +221,7 @@ describe('parseToolArguments properties', () => {
   });
 });
 
-describe('parseToolArguments on hostile text', () => {
+describe('parseToolArguments on hostile text', { timeout: 120_000 }, () => {
   it('stays linear on long runs of backticks, spaces, braces and quotes', () => {
     const size = 400_000;
     const inputs = [

@@ -168,7 +168,8 @@ interface Sample {
   args: Record<string, unknown>;
 }
 
-describe('BFCL v4 acceptance', () => {
+// Over 1700 calls per test: generous timeouts, so that a loaded machine cannot fail them.
+describe('BFCL v4 acceptance', { timeout: 120_000 }, () => {
   it('reads the four categories', () => {
     expect(entries.length).toBe(1000);
     expect(entries.reduce((count, entry) => count + entry.calls.length, 0)).toBe(1747);
