@@ -68,8 +68,14 @@ export function createProviderModel(
     });
   }
   switch (provider) {
-    case 'openai':
-      return createOpenAI({ apiKey: environment.OPENAI_API_KEY?.trim() ?? '' })(modelId);
+    case 'openai': {
+      // OPENAI_BASE_URL points the demo at an OpenAI-compatible server or a proxy, as the SDK's own variable does.
+      const baseURL = environment.OPENAI_BASE_URL?.trim();
+      return createOpenAI({
+        apiKey: environment.OPENAI_API_KEY?.trim() ?? '',
+        ...(baseURL === undefined || baseURL === '' ? {} : { baseURL }),
+      })(modelId);
+    }
     case 'anthropic':
       return createAnthropic({ apiKey: environment.ANTHROPIC_API_KEY?.trim() ?? '' })(modelId);
     case 'bedrock': {

@@ -60,7 +60,7 @@ export function describeEvent(event: RunEvent, startedAt: number): string | unde
 }
 
 function ratio(value: number, base: number | undefined): string {
-  if (base === undefined || base === 0) return '';
+  if (base === undefined || base === 0) return '—';
   return `${(value / base).toFixed(2)}x`;
 }
 

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { type LanguageModel, OrgError, type ToolChoice } from '@org/core';
 import {
   type Clock,
+  countTokens,
   createScriptedModel,
   createTaskScripts,
   createVirtualClock,
@@ -132,6 +133,8 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<Demo
       ? `Offline run on the scripted model (${options.latency} latency: ${latency.timeToFirstTokenMs} ms to first token, ${latency.perInputTokenMs} ms per input token, ${latency.perOutputTokenMs} ms per output token; ${simulated ? 'virtual clock, times are simulated' : 'real timers'}).`
       : `Run on ${realModel.provider} ${realModel.modelId}, real time.`,
   );
+  // The tokenizer is built on first use (a second or more of CPU); on real timers that would land in the first run.
+  if (options.realTime && realModel === undefined) countTokens('warm up the tokenizer');
   const runs: ModeRun[] = [];
   const timelines: string[] = [];
   for (const { task, modes, toolChoice, maxParallelToolCalls, maxSteps } of tasks) {
