@@ -345,7 +345,8 @@ async function timePerStep(count, contenders) {
         totals[index] += performance.now() - started;
       }
     }
-    totals.forEach((total, index) => samples[index].push((total * 1000) / (repetitions * count)));
+    for (let index = 0; index < totals.length; index++)
+      samples[index].push((totals[index] * 1000) / (repetitions * count));
   }
   return samples.map((values) => values.sort((left, right) => left - right)[values.length >> 1]);
 }
