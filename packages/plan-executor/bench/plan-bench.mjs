@@ -348,7 +348,10 @@ async function timePerStep(count, contenders) {
     for (let index = 0; index < totals.length; index++)
       samples[index].push((totals[index] * 1000) / (repetitions * count));
   }
-  return samples.map((values) => values.sort((left, right) => left - right)[values.length >> 1]);
+  return samples.map((values) => {
+    values.sort((left, right) => left - right);
+    return values[values.length >> 1];
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
