@@ -1,6 +1,11 @@
 import { brandError, OrgError } from '@org/core';
 
-/** A command-line argument the demo cannot use (`--mode fast`, a missing `--model`). */
+/**
+ * A command-line argument the demo cannot use (`--mode fast`, a missing `--model`).
+ *
+ * @example
+ * if (DemoUsageError.isInstance(error)) console.error(error.flag, error.message);
+ */
 export class DemoUsageError extends OrgError {
   /** The flag concerned, e.g. `--mode`. */
   readonly flag: string;
@@ -12,7 +17,12 @@ export class DemoUsageError extends OrgError {
 }
 brandError(DemoUsageError);
 
-/** A real provider was asked for, but an environment variable it needs is not set. */
+/**
+ * A real provider was asked for, but an environment variable it needs is not set.
+ *
+ * @example
+ * if (MissingCredentialsError.isInstance(error)) console.error(`set ${error.missing.join(', ')}`);
+ */
 export class MissingCredentialsError extends OrgError {
   /** `openai`, `anthropic` or `bedrock`. */
   readonly provider: string;
@@ -37,7 +47,12 @@ export interface AgentConfigProblem {
   readonly column?: number;
 }
 
-/** An agent file (`--config agent.yaml`) that is not valid YAML or does not describe an agent; lists every problem. */
+/**
+ * An agent file (`--config agent.yaml`) that is not valid YAML or does not describe an agent; lists every problem.
+ *
+ * @example
+ * if (AgentConfigError.isInstance(error)) for (const problem of error.problems) console.error(problem.line, problem.path);
+ */
 export class AgentConfigError extends OrgError {
   /** The file, as given. */
   readonly file: string;

@@ -18,7 +18,12 @@ export interface DemoArguments {
   readonly help: boolean;
 }
 
-/** The usage text of `org-demo --help`. */
+/**
+ * The usage text of `org-demo --help`.
+ *
+ * @example
+ * if (argv.includes('--help')) process.stdout.write(USAGE);
+ */
 export const USAGE = `Usage: org-demo [options]
 
 Runs realistic tasks in ReAct, native function calling and plan mode, prints each step live and a comparison

@@ -29,7 +29,12 @@ export interface PlanTimeline {
 
 const REFERENCE = /\$ref:([A-Za-z0-9_-]+)/g;
 
-/** The step ids an argument value references (`$ref:<id>...`, anywhere in strings, arrays and objects). */
+/**
+ * The step ids an argument value references (`$ref:<id>...`, anywhere in strings, arrays and objects).
+ *
+ * @example
+ * referencedSteps({ readings: ['$ref:paris', 'from $ref:rome.temperatureC'] }); // ['paris', 'rome']
+ */
 export function referencedSteps(value: unknown): string[] {
   const found = new Set<string>();
   const visit = (item: unknown): void => {
@@ -114,7 +119,6 @@ function readSteps(plan: unknown): Map<string, unknown> {
 
 const ROW = 30;
 const BAR = 18;
-const LABEL_WIDTH = 230;
 const CHART_WIDTH = 640;
 const TOP = 56;
 
@@ -152,6 +156,11 @@ const COLORS: Readonly<Record<string, string>> = {
  * writeFileSync('weather-plan.svg', renderTimelineSvg(timeline));
  */
 export function renderTimelineSvg(timeline: PlanTimeline): string {
+  // Room for the longest "id · tool" label at about 7 px per character of the 12 px font.
+  const LABEL_WIDTH = Math.max(
+    160,
+    ...timeline.steps.map((item) => Math.ceil(`${item.id} · ${item.tool}`.length * 7) + 24),
+  );
   const duration = Math.max(timeline.durationMs, 1);
   const scale = CHART_WIDTH / duration;
   const height = TOP + timeline.steps.length * ROW + 60;

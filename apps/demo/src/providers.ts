@@ -7,7 +7,12 @@ import { MissingCredentialsError } from './errors.js';
 /** The real providers the demo can run on. */
 export type RealProvider = 'openai' | 'anthropic' | 'bedrock';
 
-/** The providers `--provider` accepts. */
+/**
+ * The providers `--provider` accepts.
+ *
+ * @example
+ * REAL_PROVIDERS.includes(name as RealProvider);
+ */
 export const REAL_PROVIDERS: readonly RealProvider[] = ['openai', 'anthropic', 'bedrock'];
 
 type Environment = Readonly<Record<string, string | undefined>>;

@@ -39,7 +39,12 @@ export interface DemoOutcome {
   readonly timelines: readonly string[];
 }
 
-/** The default output directory: `apps/demo/out`. */
+/**
+ * The default output directory: `apps/demo/out`.
+ *
+ * @example
+ * writeFileSync(join(DEFAULT_OUT_DIR, 'weather-plan.svg'), svg);
+ */
 export const DEFAULT_OUT_DIR = fileURLToPath(new URL('../out/', import.meta.url));
 
 /**

@@ -8,10 +8,20 @@ import { buildPlanTimeline, type PlanTimeline } from './plan-timeline.js';
 /** The three ways the demo runs a task. */
 export type Mode = 'react' | 'native' | 'plan';
 
-/** Every mode, in the order the demo runs and prints them. */
+/**
+ * Every mode, in the order the demo runs and prints them.
+ *
+ * @example
+ * for (const mode of MODES) await runTaskInMode(task, mode, { model: models[mode], clock });
+ */
 export const MODES: readonly Mode[] = ['react', 'native', 'plan'];
 
-/** How each mode is named in output. */
+/**
+ * How each mode is named in output.
+ *
+ * @example
+ * MODE_LABELS.native; // 'function calling'
+ */
 export const MODE_LABELS: Readonly<Record<Mode, string>> = {
   react: 'ReAct',
   native: 'function calling',

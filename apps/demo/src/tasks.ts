@@ -1,5 +1,5 @@
 import type { TaskOutputs } from '@org/provider-scripted';
-import { defineTool, ToolRegistry } from '@org/tools';
+import { defineTool, type Tool, ToolRegistry } from '@org/tools';
 import { z } from 'zod';
 import type { DemoTask, ToolClock } from './demo-task.js';
 
@@ -9,7 +9,12 @@ const CONCISE =
 // ---------------------------------------------------------------------------------------------------------------
 // Weather across cities: four independent lookups, then one comparison (n = 5, depth 2).
 
-/** The weather service's answers (degrees Celsius) and how long it takes for each city (milliseconds). */
+/**
+ * The weather service's answers (degrees Celsius) and how long it takes for each city (milliseconds).
+ *
+ * @example
+ * WEATHER.Rome.temperatureC; // 24
+ */
 export const WEATHER: Readonly<
   Record<string, { temperatureC: number; conditions: string; latencyMs: number }>
 > = {
@@ -21,8 +26,15 @@ export const WEATHER: Readonly<
 
 const reading = z.object({ city: z.string(), temperatureC: z.number(), conditions: z.string() });
 
-/** `get_weather` on the demo's weather table, spending the city's latency on `clock`. */
-export function createWeatherTool(clock: ToolClock) {
+/**
+ * `get_weather` on the demo's weather table, spending the city's latency on `clock`.
+ *
+ * @example
+ * const tools = new ToolRegistry([createWeatherTool(createVirtualClock())]);
+ */
+export function createWeatherTool(
+  clock: ToolClock,
+): Tool<{ city: string }, { city: string; temperatureC: number; conditions: string }> {
   return defineTool({
     name: 'get_weather',
     description: 'Current weather of a city: temperature in degrees Celsius and conditions.',
@@ -84,7 +96,12 @@ function weatherAnswer({ outputs, errors }: TaskOutputs): string {
   );
 }
 
-/** The weather comparison: four cities looked up in parallel, then ranked. */
+/**
+ * The weather comparison: four cities looked up in parallel, then ranked.
+ *
+ * @example
+ * const scripts = createTaskScripts({ calls: weatherTask.calls, answer: weatherTask.answer });
+ */
 export const weatherTask: DemoTask = {
   id: 'weather',
   title: 'Weather across four cities',
@@ -110,7 +127,12 @@ export const weatherTask: DemoTask = {
 // ---------------------------------------------------------------------------------------------------------------
 // Data analysis: a search, the details of each record it found, then an analysis (n = 5, depth 3).
 
-/** The order database of the data-analysis task. */
+/**
+ * The order database of the data-analysis task.
+ *
+ * @example
+ * Object.keys(ORDERS); // ['A-1042', 'A-1057', 'A-1063']
+ */
 export const ORDERS: Readonly<
   Record<string, { amountEUR: number; daysLate: number; carrier: string; latencyMs: number }>
 > = {
@@ -192,7 +214,12 @@ interface OrderAnalysis {
   worstCarrierLateDays: number;
 }
 
-/** The data analysis: search, then each record's details, then an analysis over them. */
+/**
+ * The data analysis: search, then each record's details, then an analysis over them.
+ *
+ * @example
+ * await runTaskInMode(ordersTask, 'plan', { model, clock }); // search → 3 × get_order → analyse_orders
+ */
 export const ordersTask: DemoTask = {
   id: 'orders',
   title: 'Delayed orders analysis',
@@ -228,7 +255,12 @@ export const ordersTask: DemoTask = {
 // ---------------------------------------------------------------------------------------------------------------
 // Fan-out research: six searches at once, then a synthesis (n = 7, depth 2).
 
-/** The literature index of the research task. */
+/**
+ * The literature index of the research task.
+ *
+ * @example
+ * PAPERS.quantization.papers; // 88
+ */
 export const PAPERS: Readonly<
   Record<string, { papers: number; top: string; year: number; latencyMs: number }>
 > = {
@@ -289,7 +321,12 @@ interface Synthesis {
   quietest: { topic: string; papers: number; top: string };
 }
 
-/** The fan-out research task: six independent searches, then a synthesis. */
+/**
+ * The fan-out research task: six independent searches, then a synthesis.
+ *
+ * @example
+ * researchTask.calls.length; // 7: six searches and a synthesis
+ */
 export const researchTask: DemoTask = {
   id: 'research',
   title: 'Fan-out research on inference techniques',
@@ -322,7 +359,12 @@ export const researchTask: DemoTask = {
 // ---------------------------------------------------------------------------------------------------------------
 // One tool fails: three price lookups (one shop's API is down) and a conversion that needs the failed one.
 
-/** The shops of the failing-tool task; `globex` answers with an HTTP 503. */
+/**
+ * The shops of the failing-tool task; `globex` answers with an HTTP 503.
+ *
+ * @example
+ * SHOPS.globex.currency; // 'USD'
+ */
 export const SHOPS: Readonly<Record<string, { price: number; currency: 'EUR' | 'USD'; latencyMs: number }>> =
   {
     northwind: { price: 329, currency: 'EUR', latencyMs: 410 },
@@ -330,7 +372,12 @@ export const SHOPS: Readonly<Record<string, { price: number; currency: 'EUR' | '
     globex: { price: 339, currency: 'USD', latencyMs: 280 },
   };
 
-/** The shop whose price API fails in the failing-tool task. */
+/**
+ * The shop whose price API fails in the failing-tool task.
+ *
+ * @example
+ * pricesTask.calls.find((call) => call.id === FAILING_SHOP); // the call whose tool throws
+ */
 export const FAILING_SHOP = 'globex';
 
 function priceTools(clock: ToolClock): ToolRegistry {
@@ -365,7 +412,12 @@ interface Price {
   currency: string;
 }
 
-/** The failing-tool task: one shop's API is down; the answer says so instead of guessing. */
+/**
+ * The failing-tool task: one shop's API is down; the answer says so instead of guessing.
+ *
+ * @example
+ * const run = await runTaskInMode(pricesTask, 'plan', { model, clock }); // globex fails, convert is skipped
+ */
 export const pricesTask: DemoTask = {
   id: 'prices',
   title: 'Price check with one shop down',
@@ -401,5 +453,10 @@ export const pricesTask: DemoTask = {
   },
 };
 
-/** Every task of the demo, in the order it runs them. */
+/**
+ * Every task of the demo, in the order it runs them.
+ *
+ * @example
+ * for (const task of DEMO_TASKS) console.log(task.id, task.summary);
+ */
 export const DEMO_TASKS: readonly DemoTask[] = [weatherTask, ordersTask, researchTask, pricesTask];
