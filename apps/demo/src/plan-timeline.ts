@@ -157,15 +157,15 @@ const COLORS: Readonly<Record<string, string>> = {
  */
 export function renderTimelineSvg(timeline: PlanTimeline): string {
   // Room for the longest "id · tool" label at about 7 px per character of the 12 px font.
-  const LABEL_WIDTH = Math.max(
+  const labelWidth = Math.max(
     160,
     ...timeline.steps.map((item) => Math.ceil(`${item.id} · ${item.tool}`.length * 7) + 24),
   );
   const duration = Math.max(timeline.durationMs, 1);
   const scale = CHART_WIDTH / duration;
   const height = TOP + timeline.steps.length * ROW + 60;
-  const width = LABEL_WIDTH + CHART_WIDTH + 40;
-  const x = (ms: number): number => Math.round((LABEL_WIDTH + ms * scale) * 10) / 10;
+  const width = labelWidth + CHART_WIDTH + 40;
+  const x = (ms: number): number => Math.round((labelWidth + ms * scale) * 10) / 10;
   const parts: string[] = [];
   parts.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
@@ -201,7 +201,7 @@ export function renderTimelineSvg(timeline: PlanTimeline): string {
       ? `${item.id} (${item.tool}): ${item.status}, ${Math.round(item.startMs)}–${Math.round(item.endMs)} ms`
       : `${item.id} (${item.tool}): ${item.status}, never ran`;
     parts.push(
-      `<text x="${LABEL_WIDTH - 8}" y="${y + 13}" text-anchor="end">${escapeXml(label)}</text>`,
+      `<text x="${labelWidth - 8}" y="${y + 13}" text-anchor="end">${escapeXml(label)}</text>`,
       `<rect class="${classes}" data-step="${escapeXml(item.id)}" data-status="${escapeXml(item.status)}" data-start-ms="${Math.round(item.startMs)}" data-end-ms="${Math.round(item.endMs)}" x="${start}" y="${y}" width="${Math.round(barWidth * 10) / 10}" height="${BAR}" rx="3" fill="${fill}"${stroke}${item.ran ? '' : ' fill-opacity="0.5"'}><title>${escapeXml(detail)}</title></rect>`,
     );
     if (item.status !== 'success') {
