@@ -12,8 +12,8 @@ export default defineConfig({
     reporters: ['default', ['json', { outputFile: 'test-results.json' }]],
     dangerouslyIgnoreUnhandledErrors: false,
     setupFiles: [fileURLToPath(new URL('./vitest.setup.ts', import.meta.url))],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     typecheck: { enabled: false },
   },
 });
