@@ -121,7 +121,7 @@ describe('ConverseStreamAssembler', () => {
           usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 },
         });
       }),
-      { numRuns: 1000 },
+      { numRuns: Number(process.env.FC_NUM_RUNS ?? 1000) },
     );
   });
 
@@ -140,7 +140,7 @@ describe('ConverseStreamAssembler', () => {
         const text = parts.map((part) => (part.type === 'text-delta' ? part.delta : '')).join('');
         expect((error as StreamInterruptedError).partialText).toBe(text);
       }),
-      { numRuns: 1000 },
+      { numRuns: Number(process.env.FC_NUM_RUNS ?? 1000) },
     );
   });
 
@@ -158,7 +158,7 @@ describe('ConverseStreamAssembler', () => {
         else
           expect((rejected?.details as { calls?: unknown[] } | undefined)?.calls).toHaveLength(calls.length);
       }),
-      { numRuns: 1000 },
+      { numRuns: Number(process.env.FC_NUM_RUNS ?? 1000) },
     );
   });
 

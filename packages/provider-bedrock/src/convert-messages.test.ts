@@ -87,7 +87,7 @@ describe('convertMessages', () => {
           messages.flatMap((message) => (message.role === 'system' ? [message.content] : [])),
         );
       }),
-      { numRuns: 1000 },
+      { numRuns: Number(process.env.FC_NUM_RUNS ?? 1000) },
     );
   });
 
@@ -113,7 +113,7 @@ describe('convertMessages', () => {
             hadTools,
           );
         }),
-        { numRuns: 1000 },
+        { numRuns: Number(process.env.FC_NUM_RUNS ?? 1000) },
       );
     },
   );

@@ -94,7 +94,7 @@ describe('mapBedrockError', () => {
         const { error } = mapBedrockError(thrown, { modelId: 'm' });
         expect(error).toBeInstanceOf(Error);
       }),
-      { numRuns: 1000 },
+      { numRuns: Number(process.env.FC_NUM_RUNS ?? 1000) },
     );
   });
 });
@@ -107,7 +107,7 @@ describe('parseRetryAfter', () => {
         const parsed = parseRetryAfter({ 'retry-after': junk });
         expect(parsed === undefined || (Number.isFinite(parsed) && parsed >= 0)).toBe(true);
       }),
-      { numRuns: 1000 },
+      { numRuns: Number(process.env.FC_NUM_RUNS ?? 1000) },
     );
   });
 

@@ -26,7 +26,7 @@ describe('createToolNameMap', () => {
         expect(new Set(wire).size).toBe(wire.length);
         for (const name of originals) expect(names.fromWire(names.toWire(name))).toBe(name);
       }),
-      { numRuns: 1000 },
+      { numRuns: Number(process.env.FC_NUM_RUNS ?? 1000) },
     );
   });
 });
