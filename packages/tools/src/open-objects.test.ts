@@ -1,0 +1,190 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool, type Tool, ToolRegistry, toolCallToAction, validateToolArguments } from './index.js';
+
+const numRuns = Number(process.env.FC_NUM_RUNS ?? 200);
+
+function jsonTool(name: string, input: Record<string, unknown>): Tool {
+  return defineTool({
+    name,
+    description: 'Runs a step with free-form arguments.',
+    input,
+    execute: (args) => args,
+  });
+}
+
+// The shapes a plan tool and generic "call anything" tools use for their free-form part.
+const untyped = jsonTool('run_untyped', { type: 'object', properties: { arguments: {} } });
+const openOrText = jsonTool('run_open_or_text', {
+  properties: {
+    arguments: { anyOf: [{ type: 'object', additionalProperties: true }, { type: 'string' }] },
+  },
+});
+const oneOfOpen = jsonTool('run_one_of_open', {
+  type: 'object',
+  properties: { arguments: { oneOf: [{ type: 'object' }, { type: 'string' }] } },
+});
+const dictionary = jsonTool('run_dictionary', {
+  type: 'object',
+  properties: { arguments: { type: 'object' } },
+  required: ['arguments'],
+});
+const openWithProperties = jsonTool('run_open_with_properties', {
+  type: 'object',
+  properties: {
+    arguments: { type: 'object', properties: { q: { type: 'string' } }, additionalProperties: true },
+  },
+});
+const planLike = jsonTool('run_plan', {
+  type: 'object',
+  properties: {
+    steps: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          arguments: { anyOf: [{ type: 'object', additionalProperties: true }, { type: 'string' }] },
+        },
+        required: ['id', 'arguments'],
+      },
+    },
+  },
+  required: ['steps'],
+});
+const zodOpen = defineTool({
+  name: 'run_zod_open',
+  description: 'Runs a step with free-form arguments.',
+  input: z.object({
+    anything: z.unknown().optional(),
+    record: z.record(z.string(), z.unknown()).optional(),
+    either: z.union([z.looseObject({}), z.string()]).optional(),
+  }),
+  execute: (args) => args,
+});
+
+const nested = { q: 'x', page: 2, filters: { tags: ['a', 'b'], since: null }, 'odd key': true };
+
+describe('open objects: {} accepts any JSON value', () => {
+  it.each([
+    ['an object with any keys', nested],
+    ['an empty object', {}],
+    ['a string', 'text'],
+    ['a number', 42],
+    ['an array', [1, { a: 2 }]],
+    ['null', null],
+    ['false', false],
+  ])('accepts %s under a property whose schema is {}', (_label, value) => {
+    const result = validateToolArguments(untyped, { arguments: value });
+    expect(result).toEqual({ ok: true, value: { arguments: value }, coercions: [] });
+  });
+
+  it('accepts any JSON value, whatever its keys (property)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const result = validateToolArguments(untyped, { arguments: value });
+        expect(result.ok).toBe(true);
+        if (result.ok) expect(result.value).toEqual({ arguments: value });
+      }),
+      { numRuns },
+    );
+  });
+});
+
+describe('open objects: additionalProperties true, or no properties, is a dictionary', () => {
+  it.each([
+    ['anyOf [open object, string]', openOrText],
+    ['oneOf [object, string]', oneOfOpen],
+    ['an object without properties', dictionary],
+  ])('accepts any keys under %s', (_label, tool) => {
+    const result = validateToolArguments(tool, { arguments: nested });
+    expect(result).toEqual({ ok: true, value: { arguments: nested }, coercions: [] });
+  });
+
+  it('checks declared properties of an open object and keeps the extra keys', () => {
+    expect(validateToolArguments(openWithProperties, { arguments: { q: 'x', extra: [1] } })).toEqual({
+      ok: true,
+      value: { arguments: { q: 'x', extra: [1] } },
+      coercions: [],
+    });
+    const wrong = validateToolArguments(openWithProperties, { arguments: { q: { not: 'text' }, extra: 1 } });
+    expect(wrong.ok).toBe(false);
+    if (!wrong.ok) expect(wrong.error.issues.map((issue) => issue.path)).toEqual(['arguments.q']);
+  });
+
+  it('in anyOf, the first branch that matches decides: a JSON string stays text when a string is allowed', () => {
+    const result = validateToolArguments(openOrText, { arguments: '{"q":"x"}' });
+    expect(result).toEqual({ ok: true, value: { arguments: '{"q":"x"}' }, coercions: [] });
+  });
+
+  it('a JSON string for an object-only dictionary is read as the object, and recorded', () => {
+    const result = validateToolArguments(dictionary, { arguments: '{"q":"x","n":1}' });
+    expect(result.ok).toBe(true);
+    if (result.ok) {
+      expect(result.value).toEqual({ arguments: { q: 'x', n: 1 } });
+      expect(result.coercions.map((coercion) => coercion.kind)).toEqual(['json-string-to-object']);
+    }
+  });
+
+  it('still refuses unknown keys where the object is closed', () => {
+    const closed = jsonTool('run_closed', {
+      type: 'object',
+      properties: { arguments: { type: 'object', properties: {}, additionalProperties: false } },
+    });
+    const result = validateToolArguments(closed, { arguments: { q: 'x' } });
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error.issues).toEqual([
+        {
+          path: 'arguments.q',
+          problem: 'is not a parameter of this tool.',
+          suggestion: 'This object takes no parameters; remove it.',
+        },
+      ]);
+    }
+    const top = validateToolArguments(openOrText, { arguments: {}, extra: 1 });
+    expect(top.ok).toBe(false);
+  });
+
+  it('accepts open objects inside array items (a plan with steps), as objects and as JSON text', () => {
+    const value = {
+      steps: [
+        { id: 'a', arguments: nested },
+        { id: 'b', arguments: '{"url":"$ref:a.items.0.url"}' },
+        { id: 'c', arguments: {} },
+      ],
+    };
+    expect(validateToolArguments(planLike, value)).toEqual({ ok: true, value, coercions: [] });
+  });
+
+  it('accepts open objects in zod schemas (unknown, record, union with a loose object)', () => {
+    const value = { anything: nested, record: nested, either: nested };
+    expect(validateToolArguments(zodOpen, value)).toEqual({ ok: true, value, coercions: [] });
+    expect(validateToolArguments(zodOpen, { either: '{"q":1}' })).toEqual({
+      ok: true,
+      value: { either: '{"q":1}' },
+      coercions: [],
+    });
+  });
+});
+
+describe('open objects through toolCallToAction', () => {
+  const registry = new ToolRegistry([untyped, openOrText, planLike, zodOpen]);
+
+  it.each([
+    ['run_untyped', { arguments: nested }],
+    ['run_open_or_text', { arguments: nested }],
+    ['run_open_or_text', { arguments: '{"q":"x"}' }],
+    ['run_plan', { steps: [{ id: 'a', arguments: nested }] }],
+    ['run_plan', { steps: [{ id: 'a', arguments: '{"q":"x"}' }] }],
+    ['run_zod_open', { anything: nested, record: nested, either: nested }],
+  ])('turns a %s call with free-form arguments into an action', (toolName, args) => {
+    const result = toolCallToAction(registry, { id: 'call_1', toolName, arguments: JSON.stringify(args) });
+    expect(result.ok).toBe(true);
+    if (result.ok) {
+      expect(result.action).toEqual({ id: 'call_1', toolName, args });
+      expect(result.coercions).toEqual([]);
+    }
+  });
+});
