@@ -1,6 +1,7 @@
 import type { Message, ModelRequest } from '@org/core';
 import { InvalidScriptError } from './errors.js';
 import type { ScriptedTurn, ScriptFunction } from './scripted-model.js';
+import { referencedCallIds, resolveTaskReferences } from './task-references.js';
 
 /** One tool call of a task, as a model that knows the task would make it. */
 export interface TaskCall {
@@ -8,9 +9,13 @@ export interface TaskCall {
   readonly id: string;
   readonly toolName: string;
   /**
-   * The arguments. A string value `$ref:<id>` or `$ref:<id>.<field>.<field>` stands for the output of an earlier
-   * call: the plan keeps it as is (the plan executor resolves it); in ReAct and native mode the script copies the
-   * value the model observed into the arguments, as a model would (`null` when that call failed).
+   * The arguments. `$ref:<id>` or `$ref:<id>.<field>.<field>` stands for the output of an earlier call: the plan
+   * keeps it as is (the plan executor resolves it); in ReAct and native mode the script fills in the value the
+   * model observed, exactly as the plan executor would, so every mode sends the same arguments. A string that is
+   * one reference becomes the referenced value with its own type; references inside longer text
+   * (`'Rome $ref:rome.temperatureC °C'`) are interpolated as text (objects as JSON); a missing field is `null`.
+   * When a referenced call failed or was skipped, this call is not made in any mode: it is reported in
+   * `skipped` with the plan executor's reason.
    */
   readonly arguments: Readonly<Record<string, unknown>>;
 }
@@ -21,6 +26,12 @@ export interface TaskOutputs {
   readonly outputs: Readonly<Record<string, unknown>>;
   /** The error text of each call that failed, by call id. */
   readonly errors: Readonly<Record<string, string>>;
+  /**
+   * Each call that was not made because a call it references failed (or was itself skipped), by call id, with
+   * the plan executor's reason: `Skipped because dependency 's1' failed` (naming the call that failed). Always
+   * set by `createTaskScripts`; optional so that hand-built `TaskOutputs` stay valid.
+   */
+  readonly skipped?: Readonly<Record<string, string>>;
 }
 
 /** Options of `createTaskScripts`. */
@@ -53,7 +64,6 @@ export interface TaskScripts {
   readonly roundTrips: { readonly react: number; readonly native: number; readonly plan: number };
 }
 
-const REFERENCE = /^\$ref:([A-Za-z0-9_-]+)((?:\.[^.]+)*)$/;
 const FAILURE = /^(Error|Blocked|Timeout|Aborted|Skipped) \([a-z_]+\): /;
 
 /**
@@ -79,6 +89,8 @@ export function createTaskScripts(options: TaskScriptOptions): TaskScripts {
   const calls = options.calls;
   const levels = new Map<string, number>();
   const referenced = new Set<string>();
+  const dependencies = new Map<string, readonly string[]>();
+  const indexes = new Map(calls.map((call, index) => [call.id, index]));
   calls.forEach((call, index) => {
     const path = `calls[${index}]`;
     if (typeof call.id !== 'string' || !/^[A-Za-z0-9_-]+$/.test(call.id)) {
@@ -93,7 +105,8 @@ export function createTaskScripts(options: TaskScriptOptions): TaskScripts {
       throw new InvalidScriptError({ path: `${path}.toolName`, message: 'must be a non-empty string.' });
     }
     let level = 1;
-    for (const target of referencesIn(call.arguments)) {
+    const targets = [...new Set(referencedCallIds(call.arguments))];
+    for (const target of targets) {
       const targetLevel = levels.get(target);
       if (targetLevel === undefined) {
         throw new InvalidScriptError({
@@ -105,6 +118,7 @@ export function createTaskScripts(options: TaskScriptOptions): TaskScripts {
       level = Math.max(level, targetLevel + 1);
     }
     levels.set(call.id, level);
+    dependencies.set(call.id, targets);
   });
   if (calls.length === 0)
     throw new InvalidScriptError({ path: 'calls', message: 'a task needs at least one call.' });
@@ -118,18 +132,45 @@ export function createTaskScripts(options: TaskScriptOptions): TaskScripts {
   const planToolName = options.planToolName ?? 'execute_tool_plan';
   const thought = options.thought ?? ((call: TaskCall) => `I call ${call.toolName}.`);
 
+  /**
+   * Marks `call` skipped when a call it references failed or was skipped (the earliest such call in task order
+   * names the cause, as in the plan executor). Returns whether it was skipped.
+   */
+  const skipIfDependencyFailed = (call: TaskCall, observed: Observed): boolean => {
+    let failed: string | undefined;
+    for (const dependency of dependencies.get(call.id) ?? []) {
+      if (Object.hasOwn(observed.outputs, dependency)) continue;
+      if (failed === undefined || (indexes.get(dependency) ?? 0) < (indexes.get(failed) ?? 0))
+        failed = dependency;
+    }
+    if (failed === undefined) return false;
+    const cause = observed.skippedBy[failed] ?? failed;
+    observed.skippedBy[call.id] = cause;
+    observed.skipped[call.id] = `Skipped because dependency '${cause}' failed`;
+    return true;
+  };
+
+  const toAction = (call: TaskCall, observed: Observed): Record<string, unknown> =>
+    resolveTaskReferences(call.arguments, observed.outputs) as Record<string, unknown>;
+
   const native: ScriptFunction = (request) => {
     const observed = observedFromToolMessages(request.messages);
-    const round = request.messages.filter(
-      (message) => message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0,
-    ).length;
-    if (round >= depth) return { text: options.answer(observed) };
-    const due = calls.filter((call) => levels.get(call.id) === round + 1);
+    const settled = (id: string): boolean =>
+      Object.hasOwn(observed.outputs, id) ||
+      Object.hasOwn(observed.errors, id) ||
+      Object.hasOwn(observed.skipped, id);
+    const due: TaskCall[] = [];
+    for (const call of calls) {
+      if (settled(call.id)) continue;
+      if (!(dependencies.get(call.id) ?? []).every(settled)) continue;
+      if (!skipIfDependencyFailed(call, observed)) due.push(call);
+    }
+    if (due.length === 0) return { text: options.answer(view(observed)) };
     return {
       toolCalls: due.map((call) => ({
         id: call.id,
         toolName: call.toolName,
-        arguments: resolveArguments(call.arguments, observed),
+        arguments: toAction(call, observed),
       })),
     };
   };
@@ -138,21 +179,25 @@ export function createTaskScripts(options: TaskScriptOptions): TaskScripts {
     const observations = request.messages.filter(
       (message) => message.role === 'user' && message.content.startsWith('Observation: '),
     );
-    const observed: { outputs: Record<string, unknown>; errors: Record<string, string> } = {
-      outputs: {},
-      errors: {},
-    };
-    observations.forEach((message, index) => {
-      const call = calls[index];
-      if (call !== undefined) record(observed, call.id, message.content.slice('Observation: '.length));
-    });
-    const next = calls[observations.length];
+    const observed = emptyObserved();
+    let seen = 0;
+    let next: TaskCall | undefined;
+    for (const call of calls) {
+      if (skipIfDependencyFailed(call, observed)) continue;
+      const observation = observations[seen];
+      if (observation === undefined) {
+        next = call;
+        break;
+      }
+      seen++;
+      record(observed, call.id, observation.content.slice('Observation: '.length));
+    }
     if (next === undefined) {
       return {
         text: JSON.stringify({
           thought: 'I have what I need.',
           type: 'final_answer',
-          answer: options.answer(observed),
+          answer: options.answer(view(observed)),
         }),
       };
     }
@@ -161,7 +206,7 @@ export function createTaskScripts(options: TaskScriptOptions): TaskScripts {
         thought: thought(next),
         type: 'call_tool',
         tool: next.toolName,
-        args: resolveArguments(next.arguments, observed),
+        args: toAction(next, observed),
       }),
     };
   };
@@ -194,41 +239,20 @@ export function createTaskScripts(options: TaskScriptOptions): TaskScripts {
   };
 }
 
-function referencesIn(value: unknown): string[] {
-  if (typeof value === 'string') {
-    const match = REFERENCE.exec(value);
-    return match?.[1] === undefined ? [] : [match[1]];
-  }
-  if (Array.isArray(value)) return value.flatMap(referencesIn);
-  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(referencesIn);
-  return [];
+/** What a script observed so far; `skippedBy` names the failed call behind each skip. */
+interface Observed {
+  readonly outputs: Record<string, unknown>;
+  readonly errors: Record<string, string>;
+  readonly skipped: Record<string, string>;
+  readonly skippedBy: Record<string, string>;
 }
 
-function resolveArguments(
-  args: Readonly<Record<string, unknown>>,
-  observed: TaskOutputs,
-): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(args).map(([key, value]) => [key, resolve(value, observed)]));
+function emptyObserved(): Observed {
+  return { outputs: {}, errors: {}, skipped: {}, skippedBy: {} };
 }
 
-function resolve(value: unknown, observed: TaskOutputs): unknown {
-  if (typeof value === 'string') {
-    const match = REFERENCE.exec(value);
-    if (match?.[1] === undefined) return value;
-    let current: unknown = observed.outputs[match[1]];
-    for (const field of (match[2] ?? '').split('.').filter((part) => part !== '')) {
-      current =
-        typeof current === 'object' && current !== null
-          ? (current as Record<string, unknown>)[field]
-          : undefined;
-    }
-    return current ?? null;
-  }
-  if (Array.isArray(value)) return value.map((item) => resolve(item, observed));
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolve(item, observed)]));
-  }
-  return value;
+function view(observed: Observed): TaskOutputs {
+  return { outputs: observed.outputs, errors: observed.errors, skipped: observed.skipped };
 }
 
 function parseContent(content: string): unknown {
@@ -239,18 +263,13 @@ function parseContent(content: string): unknown {
   }
 }
 
-function record(
-  observed: { outputs: Record<string, unknown>; errors: Record<string, string> },
-  id: string,
-  content: string,
-  isError = FAILURE.test(content),
-): void {
+function record(observed: Observed, id: string, content: string, isError = FAILURE.test(content)): void {
   if (isError) observed.errors[id] = content;
   else observed.outputs[id] = parseContent(content);
 }
 
-function observedFromToolMessages(messages: ModelRequest['messages']): TaskOutputs {
-  const observed = { outputs: {} as Record<string, unknown>, errors: {} as Record<string, string> };
+function observedFromToolMessages(messages: ModelRequest['messages']): Observed {
+  const observed = emptyObserved();
   for (const message of messages as readonly Message[]) {
     if (message.role === 'tool')
       record(observed, message.toolCallId, message.content, message.isError === true);
@@ -260,11 +279,19 @@ function observedFromToolMessages(messages: ModelRequest['messages']): TaskOutpu
 
 function observedFromPlanResult(content: string): TaskOutputs {
   const parsed = parseContent(content);
-  if (typeof parsed !== 'object' || parsed === null) return { outputs: {}, errors: {} };
-  const body = parsed as { results?: Record<string, unknown>; errors?: Record<string, unknown> };
+  if (typeof parsed !== 'object' || parsed === null) return { outputs: {}, errors: {}, skipped: {} };
+  const body = parsed as {
+    results?: Record<string, unknown>;
+    errors?: Record<string, unknown>;
+    skipped?: Record<string, unknown>;
+  };
   const errors: Record<string, string> = {};
   for (const [id, error] of Object.entries(body.errors ?? {})) {
     errors[id] = typeof error === 'string' ? error : JSON.stringify(error);
   }
-  return { outputs: body.results ?? {}, errors };
+  const skipped: Record<string, string> = {};
+  for (const [id, reason] of Object.entries(body.skipped ?? {})) {
+    skipped[id] = typeof reason === 'string' ? reason : JSON.stringify(reason);
+  }
+  return { outputs: body.results ?? {}, errors, skipped };
 }
