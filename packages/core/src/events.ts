@@ -46,6 +46,11 @@ export interface InferenceFinishedEvent extends EventBase {
   readonly toolCalls: readonly ToolCall[];
   readonly adjustments: readonly Adjustment[];
   readonly durationMs: number;
+  /**
+   * The model's text (a ReAct decision, a final answer, or what a model said beside its tool calls), redacted of
+   * secrets with `redactSecrets`. Absent when the model returned no text.
+   */
+  readonly text?: string;
 }
 
 /** A tool began executing. */

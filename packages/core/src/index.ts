@@ -1,4 +1,5 @@
 export type { Adjustment, AdjustmentKind } from './adjustment.js';
+export type { Clock } from './clock.js';
 export { closestMatch } from './closest-match.js';
 export { collectStream } from './collect-stream.js';
 export {
