@@ -81,14 +81,16 @@ const realRows = [
 if (realRows.length > 0) {
   const ok = realRows.every((match) => Number(match[1]) <= 1.02 || Number(match[2]) <= 5);
   packageTargets.push(
-    `| @org/plan-executor: makespan ≤ 1.02x critical path (or +5 ms) on real timers (${realRows.length} DAGs) | ${realRows.map((match) => `${match[1]} (+${match[2]} ms)`).join(', ')} | ${ok ? '**PASS**' : '**FAIL**'} |`,
+    `| @org/plan-executor: makespan ≤ 1.02x the critical path, or within +5 ms of it, on real timers (${realRows.length} DAGs) | ${realRows.map((match) => `${match[1]} (+${match[2]} ms)`).join(', ')} | ${ok ? '**PASS**' : '**FAIL**'} |`,
   );
 }
 const overheadRows = [...packages.matchAll(/^\| (\d+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+)x \|/gm)];
 if (overheadRows.length > 0) {
-  const ok = overheadRows.every((match) => Number(match[4]) <= 1.5 || Number(match[3]) <= 5);
+  const ratioOk = overheadRows.every((match) => Number(match[4]) <= 1.5);
+  const microsOk = overheadRows.every((match) => Number(match[3]) <= 5);
   packageTargets.push(
-    `| @org/plan-executor: per-step overhead ≤ 1.5x the Promise DAG baseline or ≤ 5 µs (validated plan; 10 / 100 / 1,000 / 10,000 steps) | ${overheadRows.map((match) => `${match[4]}x (${match[3]} µs)`).join(', ')} | ${ok ? '**PASS**' : '**FAIL**'} |`,
+    `| @org/plan-executor: per-step overhead ≤ 1.5x the Promise DAG baseline (validated plan; ${overheadRows.map((match) => match[1]).join(' / ')} steps) | ${overheadRows.map((match) => `${match[4]}x`).join(', ')} | ${ratioOk ? '**PASS**' : '**FAIL**'} |`,
+    `| @org/plan-executor: per-step overhead ≤ 5 µs (validated plan; ${overheadRows.map((match) => match[1]).join(' / ')} steps) | ${overheadRows.map((match) => `${match[3]} µs`).join(', ')} | ${microsOk ? '**PASS**' : '**FAIL**'} |`,
   );
 }
 
