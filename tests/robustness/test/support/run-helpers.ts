@@ -6,7 +6,7 @@ export const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 1000);
 
 /** A vitest timeout that grows with the number of runs (the long forms run for minutes). */
 export const propertyTimeout = (msPerRun: number, minimum = 30_000): number =>
-  Math.max(minimum, NUM_RUNS * msPerRun);
+  Math.max(minimum, NUM_RUNS * msPerRun * 3);
 
 /** Collects a run's events, and lets a test look at them by type. */
 export interface EventLog {
