@@ -26,12 +26,15 @@ function stressRuns(file) {
   } catch {
     script = undefined;
   }
-  if (script === undefined || !script.includes('FC_NUM_RUNS=100000')) return 'not raised: no FC_NUM_RUNS in its test:stress';
+  if (script === undefined || !script.includes('FC_NUM_RUNS=100000'))
+    return 'not raised: no FC_NUM_RUNS in its test:stress';
   const inPackage = relative(packageDir, file);
   const targets = script
     .split(/\s+/)
     .filter((word) => !word.startsWith('-') && !word.includes('=') && !['vitest', 'run'].includes(word));
-  const covered = targets.length === 0 || targets.some((target) => inPackage === target || inPackage.startsWith(`${target}/`));
+  const covered =
+    targets.length === 0 ||
+    targets.some((target) => inPackage === target || inPackage.startsWith(`${target}/`));
   return covered ? '100,000 in test:stress' : 'not raised: outside its test:stress files';
 }
 
@@ -52,7 +55,9 @@ for (const dir of roots) {
     while (index >= 0) {
       const before = text.slice(0, index);
       const titles = [
-        ...before.matchAll(/\b(?:it|test)(?:\.each(?:<[^>]*>)?\([^)]*\))?\(\s*(?:\n\s*)?(['`"])((?:\\.|(?!\1).)*)\1/g),
+        ...before.matchAll(
+          /\b(?:it|test)(?:\.each(?:<[^>]*>)?\([^)]*\))?\(\s*(?:\n\s*)?(['`"])((?:\\.|(?!\1).)*)\1/g,
+        ),
       ];
       const title = titles.at(-1)?.[2] ?? '(unnamed)';
       const next = text.indexOf('fc.assert(', index + 1);
