@@ -1,5 +1,6 @@
 import type {
   Action,
+  Clock,
   LanguageModel,
   Message,
   ProviderOptions,
@@ -153,8 +154,11 @@ export interface AgentOptions {
   readonly outputBudgetBytes?: number;
   readonly onEvent?: RunEventListener;
   readonly signal?: AbortSignal;
-  /** The time source of event timestamps and durations, e.g. the scripted model's virtual clock. */
-  readonly clock?: { now(): number };
+  /**
+   * The time source of event timestamps and durations, e.g. the scripted model's virtual clock. Only `now` is
+   * read, so any `Clock` from `@org/core` (or an object with just `now`) fits.
+   */
+  readonly clock?: Pick<Clock, 'now'>;
   readonly runId?: string;
   readonly maxOutputTokens?: number;
   readonly temperature?: number;

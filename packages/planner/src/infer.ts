@@ -1,4 +1,4 @@
-import type { ModelRequest, ModelResponse } from '@org/core';
+import { type ModelRequest, type ModelResponse, redactSecrets } from '@org/core';
 import type { InferenceRecord, PlanningContext } from './planner.js';
 
 /** Calls the model once, emitting `inference-started` / `inference-finished`, and returns a record of the call. */
@@ -29,6 +29,8 @@ export async function infer(
     toolCalls: response.toolCalls,
     adjustments: response.adjustments,
     durationMs: finishedAt - startedAt,
+    // A live log shows the ReAct decision or the final answer from here; secrets never reach a listener.
+    ...(response.text === '' ? {} : { text: redactSecrets(response.text) }),
   });
   for (const adjustment of response.adjustments) {
     context.emit({ type: 'adjustment', timestamp: finishedAt, adjustment });

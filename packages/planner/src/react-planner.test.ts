@@ -220,4 +220,29 @@ describe('createReActPlanner', () => {
       events.some((event) => event.type === 'adjustment' && event.adjustment.kind === 'tool-choice-emulated'),
     ).toBe(true);
   });
+
+  it('puts the decision and the final answer, redacted of secrets, on inference-finished events', async () => {
+    const events: RunEvent[] = [];
+    const decision = reactCall('get_weather', { city: 'Paris' });
+    const model = reactModel([
+      decision,
+      {
+        text: '{"type": "final_answer", "answer": "Paris is at 18°C. The key was sk-live1234567890abcdef."}',
+      },
+    ]);
+    const result = await runAgent({
+      model,
+      tools: weatherTools(),
+      planner: createReActPlanner(),
+      task: TASK,
+      onEvent: (event) => events.push(event),
+    });
+    expect(result.finishReason).toBe('final-answer');
+    const texts = events.flatMap((event) => (event.type === 'inference-finished' ? [event.text] : []));
+    expect(texts).toEqual([
+      decision.text,
+      '{"type": "final_answer", "answer": "Paris is at 18°C. The key was [REDACTED]."}',
+    ]);
+    expect(JSON.stringify(events)).not.toContain('sk-live1234567890abcdef');
+  });
 });

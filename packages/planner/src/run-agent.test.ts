@@ -104,6 +104,10 @@ describe('runAgent: the loop', () => {
     expect(events.every((event) => event.timestamp >= 5_000)).toBe(true);
     const inference = events.find((event) => event.type === 'inference-finished');
     expect(inference?.type === 'inference-finished' && inference.durationMs).toBeGreaterThan(0);
+    // A turn of only tool calls has no text; the final answer's text is on its event.
+    const finished = events.flatMap((event) => (event.type === 'inference-finished' ? [event] : []));
+    expect(finished.map((event) => 'text' in event)).toEqual([false, true]);
+    expect(finished[1]?.text).toBe('done');
     expect(result.toolStats.get_weather).toMatchObject({ chosen: 2, succeeded: 1, failed: 1 });
     expect(events.at(-1)).toMatchObject({ type: 'run-finished', reason: 'final-answer', steps: 2 });
   });
