@@ -1,20 +1,16 @@
+import type { Clock } from '@org/core';
+
 /**
- * The time source of a plan run. The default reads real time and sleeps with timers; a virtual clock (tests,
- * benchmarks) makes a run deterministic and instant. Only these two operations are needed.
+ * The time source of a plan run: `Clock` from `@org/core`, re-exported so existing imports from this package keep
+ * working. The default reads real time and sleeps with timers; a virtual clock (tests, benchmarks) makes a run
+ * deterministic and instant. `now()` is read for durations and event timestamps; when a sleep's signal aborts,
+ * the executor ignores whether the promise resolved or rejected.
  *
  * @example
  * const clock: Clock = { now: () => virtualNow, sleep: (ms, signal) => scheduleVirtualTimer(ms, signal) };
  * await executePlan(plan, { tools, clock });
  */
-export interface Clock {
-  /** Milliseconds; only differences are used, except for event timestamps. */
-  now(): number;
-  /**
-   * Resolves after `ms`. When `signal` aborts first, the timer is released and the promise settles early
-   * (resolving or rejecting; the executor ignores which).
-   */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
+export type { Clock };
 
 const timeOrigin = performance.timeOrigin;
 

@@ -1,17 +1,22 @@
-import { AbortedError } from '@org/core';
+import { AbortedError, type Clock as CoreClock } from '@org/core';
 import { InvalidDurationError } from './errors.js';
 
 /**
  * A source of time that simulated work can wait on. The scripted model, tools and benchmarks share one clock, so
- * that simulated latencies add up the way real ones would and elapsed time is read in one place.
+ * that simulated latencies add up the way real ones would and elapsed time is read in one place. It extends
+ * `Clock` from `@org/core` with `kind`, so the same clock can be passed to `runAgent` and `executePlan`.
+ *
+ * @example
+ * const clock = createVirtualClock();
+ * await runAgent({ model: createScriptedModel({ script, clock }), tools, task, clock });
  */
-export interface Clock {
+export interface Clock extends CoreClock {
   /** `virtual` for a `createVirtualClock()` clock, `real` for `realClock`. */
   readonly kind: 'virtual' | 'real';
   /** The current time in milliseconds. */
   now(): number;
   /**
-   * Resolves after `ms` milliseconds of this clock's time. Rejects with `AbortedError` when `signal` aborts
+   * Resolves after `ms` milliseconds of this clock's time. Narrows the core contract: rejects with `AbortedError` when `signal` aborts
    * (at once when it already has), and with `InvalidDurationError` for a negative or non-finite duration.
    */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;

@@ -1,4 +1,4 @@
-import { AbortedError } from '@org/core';
+import { AbortedError, type Clock as CoreClock } from '@org/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createVirtualClock, InvalidDurationError, realClock } from './index.js';
@@ -101,5 +101,15 @@ describe('realClock', () => {
     controller.abort();
     await expect(sleeping).rejects.toSatisfy((error) => AbortedError.isInstance(error));
     expect(() => realClock.sleep(-1)).toThrow(InvalidDurationError);
+  });
+});
+
+describe('Clock', () => {
+  it("is core's Clock plus kind: a scripted clock can be passed wherever core's Clock is expected", async () => {
+    const clocks: CoreClock[] = [createVirtualClock({ startAt: 1_000 }), realClock];
+    const [virtual] = clocks;
+    await virtual?.sleep(250);
+    expect(virtual?.now()).toBe(1_250);
+    expect(clocks.map((clock) => (clock as { kind?: string }).kind)).toEqual(['virtual', 'real']);
   });
 });
