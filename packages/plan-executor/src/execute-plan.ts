@@ -7,7 +7,7 @@ import {
   type ObservationStatus,
   type RunEventListener,
 } from '@org/core';
-import type { ToolRegistry } from '@org/tools';
+import { type Tool, type ToolRegistry, toolNeedsApproval } from '@org/tools';
 import { fillArguments, pathToText, type TemplateSite } from './argument-template.js';
 import { type Clock, systemClock } from './clock.js';
 import { createInProcessStepRunner } from './in-process-step-runner.js';
@@ -41,6 +41,12 @@ export interface ExecutePlanOptions {
   readonly limits?: Partial<PlanLimits>;
   /** Prefix of each step's action id (the id is `prefix + stepId`), e.g. the plan tool call's id and a `/`. */
   readonly actionIdPrefix?: string;
+  /**
+   * Decides a step whose tool needs approval (`needsApproval`). A plan cannot pause for a human mid-run, so without
+   * this option such a step is `blocked` (code `approval_required`) and the model is told to call the tool
+   * directly, where the agent loop asks for approval. Return `true` to run the step.
+   */
+  readonly approveStep?: (action: Action) => boolean | Promise<boolean>;
 }
 
 const DEFAULT_MAX_CONCURRENCY = 8;
@@ -52,6 +58,17 @@ const NOT_PARSED: unique symbol = Symbol('not-parsed');
 type Mutable<T> = { -readonly [Key in keyof T]: T[Key] };
 
 const FAILURE_STATUSES: ReadonlySet<string> = new Set(['error', 'skipped', 'blocked', 'timeout', 'aborted']);
+
+function approvalRequired(stepId: string, toolName: string, cause?: unknown): ObservationError {
+  return {
+    code: 'approval_required',
+    message:
+      cause === undefined
+        ? `Step '${stepId}' was not run: tool '${toolName}' needs approval, which a plan cannot ask for. Call '${toolName}' directly instead.`
+        : `Step '${stepId}' was not run: deciding whether tool '${toolName}' needs approval failed (${errorMessageOf(cause)}).`,
+    details: { stepId, toolName },
+  };
+}
 
 const emptyCounts = (): Record<ObservationStatus, number> => ({
   success: 0,
@@ -130,6 +147,7 @@ class PlanRun {
     private readonly onEvent: RunEventListener | undefined,
     private readonly actionIdPrefix: string,
     private readonly externalSignal: AbortSignal | undefined,
+    private readonly approveStep: ExecutePlanOptions['approveStep'],
   ) {
     const count = graph.steps.length;
     this.count = count;
@@ -274,6 +292,48 @@ class PlanRun {
       toolName: planStep.tool,
       args: checked.value,
     };
+    const tool = graph.stepTools[step]!;
+    // Approval is checked here, not in a runner, so that no runner can skip it; the common case stays synchronous.
+    if (tool.needsApproval !== false) {
+      this.decideApproval(tool, action).then(
+        (approved) => {
+          if (this.state[step] !== RUNNING) return;
+          if (approved) this.launch(step, action, checked.value);
+          else
+            this.settle(
+              step,
+              'blocked',
+              undefined,
+              approvalRequired(planStep.id, planStep.tool),
+              undefined,
+              args,
+            );
+        },
+        (error: unknown) => {
+          if (this.state[step] !== RUNNING) return;
+          this.settle(
+            step,
+            'blocked',
+            undefined,
+            approvalRequired(planStep.id, planStep.tool, error),
+            undefined,
+            args,
+          );
+        },
+      );
+      return;
+    }
+    this.launch(step, action, checked.value);
+  }
+
+  /** True when the step may run: its tool needs no approval for these arguments, or `approveStep` approved it. */
+  private async decideApproval(tool: Tool, action: Action): Promise<boolean> {
+    if (!(await toolNeedsApproval(tool, action.args))) return true;
+    return (await this.approveStep?.(action)) === true;
+  }
+
+  private launch(step: number, action: Action, args: Record<string, unknown>): void {
+    const planStep = this.graph.steps[step]!;
     let signal = this.planSignal;
     let cancelTimer: AbortController | undefined;
     if (this.stepControllers !== undefined) {
@@ -297,11 +357,11 @@ class PlanRun {
     pending.then(
       (observation) => {
         cancelTimer?.abort();
-        this.onObservation(step, observation, checked.value);
+        this.onObservation(step, observation, args);
       },
       (error: unknown) => {
         cancelTimer?.abort();
-        this.onRunnerFailure(step, error, checked.value);
+        this.onRunnerFailure(step, error, args);
       },
     );
   }
@@ -571,6 +631,7 @@ export function executePlan(plan: unknown, options: ExecutePlanOptions): Promise
       options.onEvent,
       options.actionIdPrefix ?? '',
       options.signal,
+      options.approveStep,
     );
   } catch (error) {
     return Promise.reject(error);
