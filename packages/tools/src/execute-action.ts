@@ -89,6 +89,11 @@ export interface ExecuteActionOptions {
   readonly now?: () => number;
 }
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The `injected` of a call without injected values: one frozen object shared by every call. */
+const NO_INJECTED: Readonly<Record<string, unknown>> = Object.freeze({});
+
 type Outcome =
   | { readonly kind: 'returned'; readonly value: unknown }
   | { readonly kind: 'thrown'; readonly error: unknown }
@@ -117,6 +122,29 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   } catch {
     return false;
   }
+}
+
+/** A call whose result is a promise or a stream, still to be awaited. */
+interface Pending {
+  readonly kind: 'pending';
+  readonly value: unknown;
+}
+
+/** Calls the tool; a plain (synchronous) result or throw is final, a promise or stream is still pending. */
+function runWithoutInterruption(
+  tool: Tool,
+  args: Record<string, unknown>,
+  context: ToolExecutionContext,
+): Outcome | Pending {
+  let first: unknown;
+  try {
+    first = tool.execute(args, context);
+  } catch (error) {
+    return { kind: 'thrown', error };
+  }
+  return isAsyncIterable(first) || isThenable(first)
+    ? { kind: 'pending', value: first }
+    : { kind: 'returned', value: first };
 }
 
 /** Closes a stream whose call is over; its own cleanup failing changes nothing any more. */
@@ -186,21 +214,21 @@ export async function executeAction(
       hasRaw?: boolean;
     },
   ): ToolObservation => {
-    const observation: ToolObservation = {
+    // Built field by field (same key order as the type) rather than with conditional spreads: this is the hot path.
+    const observation = {
       actionId: action.id,
       toolName: action.toolName,
       status,
-      ...(fields.output === undefined ? {} : { output: fields.output }),
-      ...(fields.error === undefined ? {} : { error: fields.error }),
-      durationMs: Math.max(0, now() - started),
-      ...(fields.hasRaw === true ? { rawOutput: fields.rawOutput } : {}),
-      ...(fields.artifacts === undefined || fields.artifacts.length === 0
-        ? {}
-        : { artifacts: fields.artifacts }),
-      ...(interceptions.length === 0 ? {} : { interceptions: [...interceptions] }),
-      ...(fields.truncated === true ? { truncated: true } : {}),
-    };
-    emit({ type: 'tool-call-finished', timestamp: now(), observation });
+    } as Mutable<ToolObservation>;
+    if (fields.output !== undefined) observation.output = fields.output;
+    if (fields.error !== undefined) observation.error = fields.error;
+    observation.durationMs = Math.max(0, now() - started);
+    if (fields.hasRaw === true) observation.rawOutput = fields.rawOutput;
+    if (fields.artifacts !== undefined && fields.artifacts.length > 0)
+      observation.artifacts = fields.artifacts;
+    if (interceptions.length > 0) observation.interceptions = [...interceptions];
+    if (fields.truncated === true) observation.truncated = true;
+    if (options.onEvent !== undefined) emit({ type: 'tool-call-finished', timestamp: now(), observation });
     return observation;
   };
   const fail = (
@@ -211,7 +239,7 @@ export async function executeAction(
   ): ToolObservation =>
     finish(status, { error: { code, message, ...(details === undefined ? {} : { details }) } });
 
-  emit({ type: 'tool-call-started', timestamp: started, action });
+  if (options.onEvent !== undefined) emit({ type: 'tool-call-started', timestamp: started, action });
   const tool = registry.resolve(action.toolName);
   if (tool === undefined) {
     return fail(
@@ -232,14 +260,20 @@ export async function executeAction(
     args = validated.value;
   }
 
-  const controller = new AbortController();
+  // The tool's AbortController is created only when something can abort it (a timeout, an external signal) or
+  // someone reads its signal (the tool through `context.signal`, or a hook): most calls never need one.
+  let controller: AbortController | undefined;
+  const controllerOf = (): AbortController => {
+    controller ??= new AbortController();
+    return controller;
+  };
   if (options.hooks?.beforeToolUse !== undefined) {
     let decision: BeforeToolUseDecision;
     try {
       decision = await options.hooks.beforeToolUse({
         action: { ...action, args },
         tool,
-        signal: options.signal ?? controller.signal,
+        signal: options.signal ?? controllerOf().signal,
       });
     } catch (thrown) {
       return fail('error', 'hook_failed', `The beforeToolUse hook failed: ${errorMessageOf(thrown)}`);
@@ -280,7 +314,7 @@ export async function executeAction(
     }
   }
 
-  const injected = options.injected ?? {};
+  const injected = options.injected ?? NO_INJECTED;
   if (tool.inject.length > 0) {
     const merged: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(args)) defineOwn(merged, key, value);
@@ -311,18 +345,20 @@ export async function executeAction(
     args = merged;
   }
 
-  const timeouts = [tool.timeoutMs, options.timeoutMs].filter(
-    (value): value is number => typeof value === 'number' && value > 0,
-  );
-  const timeoutMs = timeouts.length === 0 ? undefined : Math.min(...timeouts);
+  let timeoutMs: number | undefined;
+  if (typeof tool.timeoutMs === 'number' && tool.timeoutMs > 0) timeoutMs = tool.timeoutMs;
+  if (typeof options.timeoutMs === 'number' && options.timeoutMs > 0)
+    timeoutMs = timeoutMs === undefined ? options.timeoutMs : Math.min(timeoutMs, options.timeoutMs);
   let settled = false;
   const context: ToolExecutionContext = {
-    signal: controller.signal,
+    get signal(): AbortSignal {
+      return controllerOf().signal;
+    },
     toolCallId: action.id,
     toolName: tool.name,
-    injected: Object.freeze({ ...injected }),
+    injected: injected === NO_INJECTED ? NO_INJECTED : Object.freeze({ ...injected }),
     reportProgress: (progress: unknown): void => {
-      if (settled) return;
+      if (settled || options.onEvent === undefined) return;
       emit({
         type: 'tool-call-progress',
         timestamp: now(),
@@ -333,32 +369,10 @@ export async function executeAction(
     },
   };
 
-  let timedOut = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let removeAbortListener = (): void => {};
-  const interrupted = new Promise<Outcome>((resolve) => {
-    controller.signal.addEventListener(
-      'abort',
-      () => resolve(timedOut ? { kind: 'timeout' } : { kind: 'aborted' }),
-      { once: true },
-    );
-  });
-  if (options.signal !== undefined) {
-    const external = options.signal;
-    const onAbort = (): void => controller.abort(external.reason);
-    external.addEventListener('abort', onAbort, { once: true });
-    removeAbortListener = () => external.removeEventListener('abort', onAbort);
-  }
-  if (timeoutMs !== undefined) {
-    timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Error(`Tool '${tool.name}' timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
-  }
-
   let activeIterator: AsyncIterator<unknown> | undefined;
-  const run = async (): Promise<unknown> => {
-    let result: unknown = tool.execute(args, context);
+  /** Awaits a promise, then drains a stream: progress items, the last is the result. */
+  const consume = async (first: unknown): Promise<unknown> => {
+    let result = first;
     // An async function may return the stream (`async execute() { return stream() }`).
     if (!isAsyncIterable(result) && isThenable(result)) result = await result;
     if (isAsyncIterable(result)) {
@@ -369,7 +383,7 @@ export async function executeAction(
       try {
         for (;;) {
           const step = await iterator.next();
-          if (controller.signal.aborted) return undefined;
+          if (controller?.signal.aborted === true) return undefined;
           if (step.done === true) {
             if (step.value !== undefined) {
               if (hasLast) context.reportProgress(last);
@@ -383,23 +397,62 @@ export async function executeAction(
         }
       } finally {
         activeIterator = undefined;
-        if (controller.signal.aborted) await closeIterator(iterator);
+        if (controller?.signal.aborted === true) await closeIterator(iterator);
       }
     }
     return result;
   };
 
-  const completed: Promise<Outcome> = run().then(
-    (value) => ({ kind: 'returned', value }),
-    (error: unknown) => ({ kind: 'thrown', error }),
-  );
-  const outcome = await Promise.race([completed, interrupted]);
-  settled = true;
-  if (timer !== undefined) clearTimeout(timer);
-  removeAbortListener();
-  if (outcome.kind !== 'returned' && outcome.kind !== 'thrown') {
-    // A late result is discarded (`completed` is never read again); a stream stuck in `next()` is asked to close.
-    if (activeIterator !== undefined) void closeIterator(activeIterator);
+  let outcome: Outcome | Pending;
+  if (timeoutMs === undefined && options.signal === undefined) {
+    // Nothing can interrupt the call, so there is nothing to race: a synchronous result is used as it is.
+    outcome = runWithoutInterruption(tool, args, context);
+    if (outcome.kind === 'pending') {
+      try {
+        outcome = { kind: 'returned', value: await consume(outcome.value) };
+      } catch (error) {
+        outcome = { kind: 'thrown', error };
+      }
+    }
+    settled = true;
+  } else {
+    const own = controllerOf();
+    let timedOut = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let removeAbortListener: (() => void) | undefined;
+    const interrupted = new Promise<Outcome>((resolve) => {
+      own.signal.addEventListener(
+        'abort',
+        () => resolve(timedOut ? { kind: 'timeout' } : { kind: 'aborted' }),
+        { once: true },
+      );
+    });
+    if (options.signal !== undefined) {
+      const external = options.signal;
+      const onAbort = (): void => own.abort(external.reason);
+      external.addEventListener('abort', onAbort, { once: true });
+      removeAbortListener = () => external.removeEventListener('abort', onAbort);
+    }
+    if (timeoutMs !== undefined) {
+      const limit = timeoutMs;
+      timer = setTimeout(() => {
+        timedOut = true;
+        own.abort(new Error(`Tool '${tool.name}' timed out after ${limit} ms`));
+      }, limit);
+    }
+    const run = async (): Promise<unknown> => consume(tool.execute(args, context));
+    const completed: Promise<Outcome> = run().then(
+      (value) => ({ kind: 'returned', value }),
+      (error: unknown) => ({ kind: 'thrown', error }),
+    );
+    outcome = await Promise.race([completed, interrupted]);
+    settled = true;
+    if (timer !== undefined) clearTimeout(timer);
+    removeAbortListener?.();
+    if (outcome.kind !== 'returned' && outcome.kind !== 'thrown') {
+      // A late result is discarded (`completed` is never read again); a stream stuck in `next()` is asked to close.
+      if (activeIterator !== undefined) void closeIterator(activeIterator);
+    }
   }
 
   switch (outcome.kind) {

@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, type Tool, ToolRegistry, toolCallToAction, validateToolArguments } from './index.js';
+import {
+  defineTool,
+  InvalidToolArgumentsError,
+  type Tool,
+  ToolRegistry,
+  toolCallToAction,
+  validateToolArguments,
+} from './index.js';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 200);
 
@@ -64,6 +71,11 @@ const zodOpen = defineTool({
   execute: (args) => args,
 });
 
+function issuesOf(error: unknown): InvalidToolArgumentsError['issues'] {
+  if (!InvalidToolArgumentsError.isInstance(error)) throw new Error('expected an InvalidToolArgumentsError');
+  return error.issues;
+}
+
 const nested = { q: 'x', page: 2, filters: { tags: ['a', 'b'], since: null }, 'odd key': true };
 
 describe('open objects: {} accepts any JSON value', () => {
@@ -110,7 +122,7 @@ describe('open objects: additionalProperties true, or no properties, is a dictio
     });
     const wrong = validateToolArguments(openWithProperties, { arguments: { q: { not: 'text' }, extra: 1 } });
     expect(wrong.ok).toBe(false);
-    if (!wrong.ok) expect(wrong.error.issues.map((issue) => issue.path)).toEqual(['arguments.q']);
+    if (!wrong.ok) expect(issuesOf(wrong.error).map((issue) => issue.path)).toEqual(['arguments.q']);
   });
 
   it('in anyOf, the first branch that matches decides: a JSON string stays text when a string is allowed', () => {
@@ -135,7 +147,7 @@ describe('open objects: additionalProperties true, or no properties, is a dictio
     const result = validateToolArguments(closed, { arguments: { q: 'x' } });
     expect(result.ok).toBe(false);
     if (!result.ok) {
-      expect(result.error.issues).toEqual([
+      expect(issuesOf(result.error)).toEqual([
         {
           path: 'arguments.q',
           problem: 'is not a parameter of this tool.',
