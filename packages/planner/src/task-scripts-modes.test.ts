@@ -7,6 +7,7 @@ import {
   LATENCY_PROFILES,
   type ScriptFunction,
   type TaskCall,
+  type TaskOutputs,
 } from '@org/provider-scripted';
 import { defineTool, ToolRegistry } from '@org/tools';
 import { describe, expect, it } from 'vitest';
@@ -113,4 +114,118 @@ describe('createTaskScripts driving the loop on the depth-3 task', () => {
       assertToolCallPairing(result.messages);
     }
   });
+});
+
+describe('createTaskScripts against the real plan executor', () => {
+  // References inside text, a missing field, and a failed call with a dependent and a transitive dependent.
+  const calls: TaskCall[] = [
+    { id: 'rome', toolName: 'get_weather', arguments: { city: 'Rome' } },
+    { id: 'atlantis', toolName: 'get_weather', arguments: { city: 'Atlantis' } },
+    {
+      id: 'report',
+      toolName: 'format',
+      arguments: {
+        line: 'Rome $ref:rome.temperatureC °C, $ref:rome.sky.',
+        temperature: '$ref:rome.temperatureC',
+        humidity: '$ref:rome.humidity',
+        humidityText: 'humidity $ref:rome.humidity',
+        tags: 'tags: $ref:rome.tags',
+        weather: '$ref:rome',
+      },
+    },
+    {
+      id: 'atlantisReport',
+      toolName: 'format',
+      arguments: { line: 'Atlantis $ref:atlantis.temperatureC °C' },
+    },
+    { id: 'summary', toolName: 'format', arguments: { line: 'Summary: $ref:atlantisReport' } },
+  ];
+  const ROME = { temperatureC: 21, sky: 'clear', tags: ['warm', 'dry'] };
+
+  async function run(mode: 'react' | 'native' | 'plan') {
+    const received: string[] = [];
+    const observed: TaskOutputs[] = [];
+    const tools = new ToolRegistry([
+      defineTool({
+        name: 'get_weather',
+        description: 'Current weather of a city.',
+        input: z.object({ city: z.string() }),
+        execute: ({ city }) => {
+          received.push(JSON.stringify(['get_weather', { city }]));
+          if (city === 'Atlantis') throw new Error('No weather station in Atlantis.');
+          return ROME;
+        },
+      }),
+      defineTool({
+        name: 'format',
+        description: 'Formats a report line.',
+        input: z.looseObject({ line: z.string() }),
+        execute: (args) => {
+          received.push(JSON.stringify(['format', args]));
+          return args.line;
+        },
+      }),
+    ]);
+    const registry =
+      mode === 'plan'
+        ? ToolRegistry.compose(tools, new ToolRegistry([createToolPlanTool({ tools })]))
+        : tools;
+    const scripts = createTaskScripts({
+      calls,
+      answer: (outputs) => {
+        observed.push(outputs);
+        return 'reported';
+      },
+    });
+    const result = await runAgent({
+      model: createScriptedModel({
+        script: scripts[mode],
+        ...(mode === 'react' ? { capabilities: { toolCalls: false } } : {}),
+      }),
+      tools: registry,
+      planner: mode === 'react' ? createReActPlanner() : createFunctionCallingPlanner(),
+      task: 'Report the weather.',
+      maxSteps: 10,
+    });
+    expect(result.text).toBe('reported');
+    assertToolCallPairing(result.messages);
+    return { received: received.sort(), observed: observed.at(-1) };
+  }
+
+  it('sends the same arguments in every mode: structured whole values, interpolated text, null for missing fields', async () => {
+    const runs = { react: await run('react'), native: await run('native'), plan: await run('plan') };
+    const expected = [
+      JSON.stringify(['format', { ...calls[2]?.arguments, ...interpolated() }]),
+      JSON.stringify(['get_weather', { city: 'Atlantis' }]),
+      JSON.stringify(['get_weather', { city: 'Rome' }]),
+    ].sort();
+    for (const [mode, { received }] of Object.entries(runs))
+      expect({ mode, received }).toEqual({ mode, received: expected });
+  });
+
+  it('skips the dependents of a failed call in every mode, with the plan executor reason', async () => {
+    for (const mode of ['react', 'native', 'plan'] as const) {
+      const { observed } = await run(mode);
+      expect({ mode, errors: Object.keys(observed?.errors ?? {}), skipped: observed?.skipped }).toEqual({
+        mode,
+        errors: ['atlantis'],
+        skipped: {
+          atlantisReport: "Skipped because dependency 'atlantis' failed",
+          summary: "Skipped because dependency 'atlantis' failed",
+        },
+      });
+      expect(observed?.outputs.report).toBe('Rome 21 °C, clear.');
+    }
+  });
+
+  function interpolated(): Record<string, unknown> {
+    return {
+      line: 'Rome 21 °C, clear.',
+      temperature: 21,
+      humidity: null,
+      humidityText: 'humidity null',
+      tags: 'tags: ["warm","dry"]',
+      weather: ROME,
+    };
+  }
 });
