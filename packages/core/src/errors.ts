@@ -1,4 +1,4 @@
-import { redactSecrets, redactSecretsDeep } from './redact-secrets.js';
+import { redactCause, redactSecrets, redactSecretsDeep } from './redact-secrets.js';
 
 /** Stable codes of the errors defined in `@org/core`. Other packages add their own codes to the same family. */
 export type CoreErrorCode =
@@ -25,7 +25,7 @@ export type ErrorCode = CoreErrorCode | (string & {});
 export interface OrgErrorOptions {
   /** Human-readable; secrets are redacted from it before it is stored. */
   message: string;
-  /** The error that caused this one, kept for debugging. */
+  /** The error that caused this one, kept for debugging; secrets are redacted from it (see `redactCause`). */
   cause?: unknown;
   /** Whether the same call may succeed if retried unchanged. */
   retryable?: boolean;
@@ -41,7 +41,8 @@ type ErrorClass<T> = abstract new (...args: never[]) => T;
  * Identity is checked with `isInstance`, which relies on `Symbol.for` markers rather than `instanceof`, so it
  * holds across realms and across two installed copies of this package. Each subclass checks its own marker,
  * and a subclass is also an instance of its parents (`ProviderError.isInstance(rateLimitError) === true`).
- * Messages are redacted of API keys and tokens before they are stored.
+ * Messages are redacted of API keys and tokens before they are stored, and so is the whole `cause` chain
+ * (scrubbed in place where possible, see `redactCause`), so logging an error never prints a secret.
  *
  * @example
  * try {
@@ -59,7 +60,10 @@ export class OrgError extends Error {
   readonly retryable: boolean;
 
   constructor(code: ErrorCode, options: OrgErrorOptions) {
-    super(redactSecrets(options.message), options.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      redactSecrets(options.message),
+      options.cause === undefined ? undefined : { cause: redactCause(options.cause) },
+    );
     this.name = new.target.name;
     this.code = code;
     this.retryable = options.retryable ?? false;

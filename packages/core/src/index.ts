@@ -86,7 +86,7 @@ export {
   mergeCapabilities,
   type ToolChoiceSupport,
 } from './model-capabilities.js';
-export { redactSecrets, redactSecretsDeep, registerSecret } from './redact-secrets.js';
+export { redactCause, redactSecrets, redactSecretsDeep, registerSecret } from './redact-secrets.js';
 export {
   abortableSleep,
   backoffDelay,
