@@ -128,7 +128,9 @@ class PlanRun {
   private aborted = false;
   private ended = false;
   private abortReason: string | undefined;
-  /** What runners listen to: the caller's signal, or one that never aborts (no controller per plan). */
+  /** The plan's own controller, linked to the caller's signal by one listener; absent when there is no signal. */
+  private readonly planController: AbortController | undefined;
+  /** What runners listen to: the plan's own signal (the caller's is never modified), or one that never aborts. */
   private readonly planSignal: AbortSignal;
   private readonly stepControllers: (AbortController | undefined)[] | undefined;
   private readonly runStartedAt: number;
@@ -163,7 +165,8 @@ class PlanRun {
     this.queue = new Int32Array(count);
     this.skipStack = new Int32Array(count);
     this.stepControllers = stepTimeoutMs === undefined ? undefined : new Array(count);
-    this.planSignal = externalSignal ?? NEVER_ABORTED;
+    this.planController = externalSignal === undefined ? undefined : new AbortController();
+    this.planSignal = this.planController?.signal ?? NEVER_ABORTED;
     this.done = new Promise<PlanResult>((resolve) => {
       this.resolveRun = resolve;
     });
@@ -177,8 +180,8 @@ class PlanRun {
   }
 
   start(): void {
-    // Every running step listens to the plan's signal (through its runner): many listeners by design, not a leak.
-    if (this.planSignal !== NEVER_ABORTED) setMaxListeners(0, this.planSignal);
+    // Every running step listens to the plan's own signal (through its runner): many listeners by design, not a leak.
+    if (this.planController !== undefined) setMaxListeners(0, this.planController.signal);
     const signal = this.externalSignal;
     if (signal !== undefined) {
       if (signal.aborted) {
@@ -523,6 +526,7 @@ class PlanRun {
     if (this.aborted || this.finished === this.count) return;
     this.aborted = true;
     const reason = this.externalSignal?.reason;
+    this.planController?.abort(reason);
     this.abortReason = reason === undefined ? 'The plan was aborted.' : errorMessageOf(reason);
     const abortError = new AbortedError({ operation: 'The plan', cause: reason });
     const { order } = this.graph;
