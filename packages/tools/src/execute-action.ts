@@ -14,7 +14,7 @@ import { compiledToolOf } from './compiled-tool.js';
 import { defineOwn } from './json-parser.js';
 import { resolveLimits } from './limits.js';
 import { INVALID, type WalkContext, walk } from './schema-walker.js';
-import { DEFAULT_OUTPUT_BUDGET_BYTES, serializeOutput } from './serialize-output.js';
+import { DEFAULT_OUTPUT_BUDGET_BYTES, type SerializedOutput, serializeOutput } from './serialize-output.js';
 import type { Tool, ToolExecutionContext } from './tool.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { validateToolArguments } from './validate-tool-arguments.js';
@@ -121,6 +121,42 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
     );
   } catch {
     return false;
+  }
+}
+
+/**
+ * The context a tool receives. `signal` is an own, enumerable getter (as on a plain object: spreading the context
+ * keeps it) that creates the call's AbortController on first read. The getter is one shared function, defined with
+ * one shared descriptor, so every context has the same shape; an object literal with a getter costs microseconds.
+ */
+class ExecutionContext implements ToolExecutionContext {
+  static readonly #signal: PropertyDescriptor = {
+    get(this: ExecutionContext): AbortSignal {
+      return this.#controllerOf().signal;
+    },
+    enumerable: true,
+    configurable: true,
+  };
+  readonly #controllerOf: () => AbortController;
+  declare readonly signal: AbortSignal;
+  declare readonly toolCallId: string;
+  declare readonly toolName: string;
+  declare readonly injected: Readonly<Record<string, unknown>>;
+  declare readonly reportProgress: (progress: unknown) => void;
+
+  constructor(
+    controllerOf: () => AbortController,
+    toolCallId: string,
+    toolName: string,
+    injected: Readonly<Record<string, unknown>>,
+    reportProgress: (progress: unknown) => void,
+  ) {
+    this.#controllerOf = controllerOf;
+    Object.defineProperty(this, 'signal', ExecutionContext.#signal);
+    (this as Mutable<ExecutionContext>).toolCallId = toolCallId;
+    (this as Mutable<ExecutionContext>).toolName = toolName;
+    (this as Mutable<ExecutionContext>).injected = injected;
+    (this as Mutable<ExecutionContext>).reportProgress = reportProgress;
   }
 }
 
@@ -350,14 +386,12 @@ export async function executeAction(
   if (typeof options.timeoutMs === 'number' && options.timeoutMs > 0)
     timeoutMs = timeoutMs === undefined ? options.timeoutMs : Math.min(timeoutMs, options.timeoutMs);
   let settled = false;
-  const context: ToolExecutionContext = {
-    get signal(): AbortSignal {
-      return controllerOf().signal;
-    },
-    toolCallId: action.id,
-    toolName: tool.name,
-    injected: injected === NO_INJECTED ? NO_INJECTED : Object.freeze({ ...injected }),
-    reportProgress: (progress: unknown): void => {
+  const context = new ExecutionContext(
+    controllerOf,
+    action.id,
+    tool.name,
+    injected === NO_INJECTED ? NO_INJECTED : Object.freeze({ ...injected }),
+    (progress: unknown): void => {
       if (settled || options.onEvent === undefined) return;
       emit({
         type: 'tool-call-progress',
@@ -367,7 +401,7 @@ export async function executeAction(
         progress,
       });
     },
-  };
+  );
 
   let activeIterator: AsyncIterator<unknown> | undefined;
   /** Awaits a promise, then drains a stream: progress items, the last is the result. */
@@ -496,9 +530,10 @@ export async function executeAction(
     });
   }
 
+  const budget = options.outputBudgetBytes ?? DEFAULT_OUTPUT_BUDGET_BYTES;
+  let serialized: SerializedOutput | undefined;
   if (options.hooks?.afterToolUse !== undefined) {
-    const budget = options.outputBudgetBytes ?? DEFAULT_OUTPUT_BUDGET_BYTES;
-    const serialized = serializeOutput(value, budget);
+    serialized = serializeOutput(value, budget);
     const draft: ToolObservation = {
       actionId: action.id,
       toolName: tool.name,
@@ -525,13 +560,17 @@ export async function executeAction(
           reason,
         });
         value = decision.output;
+        serialized = undefined;
       }
     } catch (thrown) {
       return fail('error', 'hook_failed', `The afterToolUse hook failed: ${errorMessageOf(thrown)}`);
     }
   }
 
-  const serialized = serializeOutput(value, options.outputBudgetBytes ?? DEFAULT_OUTPUT_BUDGET_BYTES);
+  // A primitive output is serialised once. An object is serialised again after `afterToolUse`: the hook may have
+  // edited it in place (redaction) without returning a replacement.
+  if (serialized === undefined || (typeof value === 'object' && value !== null))
+    serialized = serializeOutput(value, budget);
   return finish('success', {
     output: serialized.output,
     rawOutput: value,

@@ -86,25 +86,38 @@ export function toJsonValue(value: unknown): JsonValue {
         convert(item, depth + 1) ?? null,
       ]);
     }
-    const toJSON = read(() => (object as { toJSON?: unknown }).toJSON);
+    let toJSON: unknown;
+    try {
+      toJSON = (object as { toJSON?: unknown }).toJSON;
+    } catch {
+      toJSON = undefined;
+    }
     if (typeof toJSON === 'function') {
       const replaced = read(() => (toJSON as () => unknown).call(object));
       return replaced === object ? '[Unreadable]' : convert(replaced, depth + 1);
     }
     const result: Record<string, JsonValue> = {};
-    for (const key of Object.keys(object)) {
-      const converted = convert(
-        read(() => (object as Record<string, unknown>)[key]),
-        depth + 1,
-      );
-      if (converted !== undefined) {
+    const keys = Object.keys(object);
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index] as string;
+      // Inline rather than through `read`: this loop runs for every key of every output.
+      let item: unknown;
+      try {
+        item = (object as Record<string, unknown>)[key];
+      } catch {
+        item = '[Unreadable]';
+      }
+      const converted = convert(item, depth + 1);
+      if (converted === undefined) continue;
+      // `__proto__` must stay an own data property, never a prototype change.
+      if (key === '__proto__')
         Object.defineProperty(result, key, {
           value: converted,
           enumerable: true,
           writable: true,
           configurable: true,
         });
-      }
+      else result[key] = converted;
     }
     return result;
   };
