@@ -1282,5 +1282,10 @@ describe('11. prompt injection in tool output; tools that need approval', () => 
     const result = await runAgent({ model, tools, task: 'Summarise example.com.' });
     expect(sent).toEqual([]);
     expect(['approval-required', 'final-answer']).toContain(result.finishReason);
+    // The plan step was refused with a typed reason the model can act on (call the tool directly).
+    const planObservation = result.observations.find(
+      (observation) => observation.toolName === 'execute_tool_plan',
+    );
+    expect(JSON.stringify(planObservation?.output)).toContain('approval_required');
   });
 });
