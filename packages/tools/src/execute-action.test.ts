@@ -467,3 +467,94 @@ describe('executeAction streaming and abort', () => {
     expect(closed).toBe(true);
   });
 });
+
+describe('executeAction: the tool context and its signal', () => {
+  it('gives a call without timeout or external signal a real signal, created on first read and kept', async () => {
+    const seen: Array<{ keys: string[]; same: boolean; spread: unknown; aborted: boolean }> = [];
+    const events: RunEvent[] = [];
+    const registry = new ToolRegistry([
+      simple(
+        'reads_signal',
+        (_args, context: { signal: AbortSignal; reportProgress(value: unknown): void }) => {
+          const { reportProgress } = context;
+          reportProgress('half way');
+          seen.push({
+            keys: Object.keys(context),
+            same: context.signal === context.signal,
+            spread: { ...context }.signal,
+            aborted: context.signal.aborted,
+          });
+          return 'read';
+        },
+      ),
+    ]);
+    const observation = await executeAction(registry, action('reads_signal'), {
+      onEvent: (event) => events.push(event),
+    });
+    expect(observation).toMatchObject({ status: 'success', output: 'read' });
+    expect(seen).toEqual([
+      {
+        keys: ['signal', 'toolCallId', 'toolName', 'injected', 'reportProgress'],
+        same: true,
+        spread: expect.any(AbortSignal),
+        aborted: false,
+      },
+    ]);
+    expect(events.map((event) => event.type)).toEqual([
+      'tool-call-started',
+      'tool-call-progress',
+      'tool-call-finished',
+    ]);
+  });
+
+  it('aborts a signal the tool reads only after it started waiting, on timeout', async () => {
+    vi.useFakeTimers();
+    let readLater: () => AbortSignal = () => AbortSignal.abort();
+    const registry = new ToolRegistry([
+      simple(
+        'late_reader',
+        (_args, context: { signal: AbortSignal }) => {
+          readLater = () => context.signal;
+          return new Promise(() => {});
+        },
+        { timeoutMs: 100 },
+      ),
+    ]);
+    const pending = executeAction(registry, action('late_reader'));
+    await vi.advanceTimersByTimeAsync(100);
+    expect((await pending).status).toBe('timeout');
+    expect(readLater().aborted).toBe(true);
+  });
+
+  it('turns a synchronous throw into an error observation, with and without a deadline', async () => {
+    const registry = new ToolRegistry([
+      simple('throws', () => {
+        throw new TypeError('bad input');
+      }),
+    ]);
+    for (const options of [{}, { timeoutMs: 60_000 }, { signal: new AbortController().signal }]) {
+      expect(await executeAction(registry, action('throws'), options)).toMatchObject({
+        status: 'error',
+        error: { code: 'tool_execution_failed', details: { thrownName: 'TypeError' } },
+      });
+    }
+  });
+
+  it('serialises an output edited in place by afterToolUse as edited, and keeps primitive outputs', async () => {
+    const registry = new ToolRegistry([
+      simple('secret', () => ({ token: 'sk-123', city: 'Paris' })),
+      simple('text', () => 'plain'),
+    ]);
+    const redacted = await executeAction(registry, action('secret'), {
+      hooks: {
+        afterToolUse: ({ observation }) => {
+          (observation.rawOutput as { token: string }).token = '[hidden]';
+          return undefined;
+        },
+      },
+    });
+    expect(redacted.output).toEqual({ token: '[hidden]', city: 'Paris' });
+    const text = await executeAction(registry, action('text'), { hooks: { afterToolUse: () => undefined } });
+    expect(text).toMatchObject({ status: 'success', output: 'plain', rawOutput: 'plain' });
+  });
+});
