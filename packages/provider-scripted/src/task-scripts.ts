@@ -60,7 +60,11 @@ export interface TaskScripts {
   readonly callCount: number;
   /** Length of the longest chain of dependent calls. */
   readonly depth: number;
-  /** Model calls each mode makes: ReAct n + 1, native depth + 1, plan 2. */
+  /**
+   * Model calls each mode makes when every call succeeds: ReAct n + 1, native depth + 1, plan 2. A failed call's
+   * dependents are skipped, so ReAct then makes one model call less per skipped call, and native one less per
+   * level left with only skipped calls.
+   */
   readonly roundTrips: { readonly react: number; readonly native: number; readonly plan: number };
 }
 
