@@ -480,7 +480,7 @@ describe('executeAction: the tool context and its signal', () => {
           reportProgress('half way');
           seen.push({
             keys: Object.keys(context),
-            same: context.signal === context.signal,
+            same: first === context.signal,
             spread: { ...context }.signal,
             aborted: context.signal.aborted,
           });
