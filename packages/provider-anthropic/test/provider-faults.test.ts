@@ -1,3 +1,5 @@
+import { inspect } from 'node:util';
+import { APIError } from '@anthropic-ai/sdk';
 import {
   AbortedError,
   AuthenticationError,
@@ -71,6 +73,7 @@ async function failureOf(promise: Promise<unknown>): Promise<unknown> {
   try {
     await promise;
   } catch (error) {
+    expectCleanCauseChain(error);
     return error;
   }
   throw new Error('expected a failure');
@@ -86,7 +89,15 @@ function streamError(parts: StreamPart[]): unknown {
   const last = parts[parts.length - 1];
   expect(last?.type).toBe('error');
   expect(parts.filter((part) => part.type === 'error' || part.type === 'finish')).toHaveLength(1);
-  return (last as { error: unknown }).error;
+  const error = (last as { error: unknown }).error;
+  expectCleanCauseChain(error);
+  return error;
+}
+
+/** What `console.error(error)` prints, cause chain included, never holds the key. */
+function expectCleanCauseChain(error: unknown): void {
+  expect(inspect(error, { depth: 10 })).not.toContain(TEST_API_KEY);
+  expect(inspect(error, { depth: 10, showHidden: true })).not.toContain(TEST_API_KEY);
 }
 
 describe('16. rate limits (429)', () => {
@@ -521,7 +532,7 @@ describe('20. a planted API key never leaks', () => {
     })('m');
     const echo = `invalid x-api-key: ${TEST_API_KEY}`;
     server.enqueue(
-      errorReply(401, 'authentication_error', echo),
+      errorReply(401, 'authentication_error', echo, { 'x-echoed-key': TEST_API_KEY }),
       errorReply(500, 'api_error', `upstream said Authorization: Bearer ${TEST_API_KEY}`),
       errorReply(500, 'api_error', `key ${TEST_API_KEY} overloaded`),
       {
@@ -548,10 +559,16 @@ describe('20. a planted API key never leaks', () => {
         (error as Error).message,
         JSON.stringify(error),
         JSON.stringify((error as ProviderError).responseBody),
+        inspect(error, { depth: 10 }),
       ].join('\n');
       expect(text).not.toContain(TEST_API_KEY);
       expect(text).toContain('[REDACTED]');
     }
+    // The cause is the SDK's own error, scrubbed in place: still an APIError, with its headers readable.
+    const cause = (errors[0] as Error).cause;
+    expect(cause).toBeInstanceOf(APIError);
+    expect((cause as APIError).headers?.get('x-echoed-key')).toBe('[REDACTED]');
+    expect(inspect(cause, { depth: 10 })).toContain('[REDACTED]');
     expect(logLines.join('\n')).toContain('[REDACTED]');
     expect(logLines.join('\n')).not.toContain(TEST_API_KEY);
   });
@@ -568,5 +585,6 @@ describe('20. a planted API key never leaks', () => {
     const error = await failureOf(model.generate({ ...request, toolChoice: ToolChoice.auto() }));
     expect(JSON.stringify(error)).not.toContain(oddKey);
     expect((error as Error).message).not.toContain(oddKey);
+    expect(inspect(error, { depth: 10 })).not.toContain(oddKey);
   });
 });

@@ -12,7 +12,7 @@ import {
   type StreamPart,
   type ToolCall,
 } from '@org/core';
-import { BEDROCK_PROVIDER, mapBedrockError, redactedCause } from './map-bedrock-error.js';
+import { BEDROCK_PROVIDER, mapBedrockError } from './map-bedrock-error.js';
 import { mapUsage } from './map-converse-response.js';
 import { mapStopReason } from './map-stop-reason.js';
 import type { ToolCallPolicy } from './prepare-tool-config.js';
@@ -210,7 +210,7 @@ export class ConverseStreamAssembler {
             `Bedrock (${this.context.modelId}): the stream broke after ${this.text.length} character(s) of text: ` +
             errorMessageOf(thrown),
           partialText: this.text,
-          cause: redactedCause(thrown),
+          cause: thrown,
           ...(typeof name === 'string' && name !== '' ? { providerCode: name } : {}),
         }),
       );

@@ -1,3 +1,5 @@
+import { inspect } from 'node:util';
+import { AccessDeniedException } from '@aws-sdk/client-bedrock-runtime';
 import {
   AbortedError,
   AuthenticationError,
@@ -30,6 +32,25 @@ const sdkError = (
   });
 
 describe('mapBedrockError', () => {
+  it('keeps the SDK exception as cause, redacted of secrets a proxy echoed (core redacts every cause)', () => {
+    const token = 'ASIAIOSFODNN7EXAMPLE';
+    const thrown = new AccessDeniedException({
+      message: `Access denied for credential ${token}; Authorization: Bearer abcdefghijklmnop`,
+      $metadata: { httpStatusCode: 403, requestId: 'r-9' },
+    });
+    Object.assign(thrown, {
+      $response: { statusCode: 403, headers: { 'x-echo': `aws_session_token=${token}` } },
+    });
+    const { error } = mapBedrockError(thrown, { modelId: 'm' });
+    expect(AuthenticationError.isInstance(error)).toBe(true);
+    const printed = inspect(error, { depth: 10 });
+    expect(printed).not.toContain(token);
+    expect(printed).not.toContain('abcdefghijklmnop');
+    expect(error.cause).toBe(thrown);
+    expect(error.cause).toBeInstanceOf(AccessDeniedException);
+    expect((error.cause as AccessDeniedException).$metadata.requestId).toBe('r-9');
+  });
+
   it.each([
     ['ThrottlingException', 429, RateLimitError, true],
     ['ServiceQuotaExceededException', 400, RateLimitError, false],

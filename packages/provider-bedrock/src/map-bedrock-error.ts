@@ -10,8 +10,6 @@ import {
   ProviderUnavailableError,
   RateLimitError,
   type RetryFailure,
-  redactSecrets,
-  redactSecretsDeep,
   retryHintsFromHeaders,
 } from '@org/core';
 
@@ -85,7 +83,8 @@ const AUTHENTICATION_NAMES = new Set([
 /**
  * Maps whatever the AWS SDK threw (a modeled exception such as `ThrottlingException`, an unmodeled HTTP error, a
  * socket failure, an abort) onto the core error family, with the wait the service asked for and `x-should-retry`.
- * Messages are redacted of secrets by the core errors; nothing of the request is copied into them.
+ * Messages and the kept `cause` (the SDK exception itself) are redacted of secrets by the core errors; nothing of
+ * the request is copied into them.
  *
  * @example
  * const { error } = mapBedrockError(thrown, { modelId });
@@ -110,7 +109,7 @@ export function mapBedrockError(thrown: unknown, context: { modelId: string }): 
   const base: ProviderErrorOptions = {
     provider: BEDROCK_PROVIDER,
     message: `Bedrock (${context.modelId}): ${name ? `${name}: ` : ''}${message}`,
-    cause: redactedCause(thrown),
+    cause: thrown,
     responseBody: { name, message },
     ...(statusCode === undefined ? {} : { statusCode }),
     ...(name === '' ? {} : { providerCode: name }),
@@ -119,9 +118,7 @@ export function mapBedrockError(thrown: unknown, context: { modelId: string }): 
   const decided = (error: OrgError): BedrockFailure => ({ error, retryAfterMs, shouldRetryHeader });
 
   if (name === 'AbortError' || (typeof shape.code === 'string' && shape.code === 'ABORT_ERR')) {
-    return decided(
-      new AbortedError({ operation: `Bedrock call to '${context.modelId}'`, cause: redactedCause(thrown) }),
-    );
+    return decided(new AbortedError({ operation: `Bedrock call to '${context.modelId}'`, cause: thrown }));
   }
   if (name === 'ThrottlingException' || name === 'throttlingException' || statusCode === 429) {
     if (name === 'ModelNotReadyException') return decided(new ProviderUnavailableError(base));
@@ -219,24 +216,4 @@ function headerValue(headers: Readonly<Record<string, unknown>>, name: string): 
     if (typeof value === 'number') return String(value);
   }
   return undefined;
-}
-
-/**
- * A copy of a thrown value that is safe to keep as `cause`: the SDK's exception message may quote a token the
- * service (or a proxy) echoed, and `console.error(error)` prints the whole cause chain. The copy keeps the name,
- * `code`, `$fault` and `$metadata` (status, request id), with message and stack redacted; the raw HTTP response
- * is not kept.
- */
-export function redactedCause(thrown: unknown): unknown {
-  if (!(thrown instanceof Error)) return redactSecretsDeep(thrown);
-  const copy = new Error(redactSecrets(thrown.message));
-  copy.name = thrown.name;
-  copy.stack = redactSecrets(thrown.stack ?? '');
-  const source = thrown as unknown as Record<string, unknown>;
-  for (const key of ['code', '$fault', '$metadata'] as const) {
-    if (source[key] !== undefined) {
-      Object.defineProperty(copy, key, { value: redactSecretsDeep(source[key]), enumerable: true });
-    }
-  }
-  return copy;
 }

@@ -9,8 +9,6 @@ import {
   ProviderUnavailableError,
   parseRetryAfterMs,
   RateLimitError,
-  redactSecrets,
-  redactSecretsDeep,
   StreamInterruptedError,
 } from '@org/core';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
@@ -41,25 +39,6 @@ function apiMessageOf(error: APIError): string {
 }
 
 /**
- * Redacts secrets inside an error we keep as `cause`: OpenAI echoes a wrong key in its 401 message, and the SDK's
- * errors (and what they wrap) carry that message and body verbatim. The error is ours once caught, so it is
- * cleaned in place, down its `cause` chain.
- */
-function scrubSecrets(error: unknown, depth = 0): void {
-  if (!(error instanceof Error) || depth > 8) return;
-  try {
-    error.message = redactSecrets(error.message);
-    if (typeof error.stack === 'string') error.stack = redactSecrets(error.stack);
-    if (error instanceof APIError && error.error !== undefined) {
-      (error as { error: unknown }).error = redactSecretsDeep(error.error);
-    }
-  } catch {
-    // A frozen or exotic error: its own message stays, ours (redacted by the error family) is what callers see.
-  }
-  scrubSecrets(error.cause, depth + 1);
-}
-
-/**
  * Maps whatever the OpenAI SDK threw (or a stream broke with) onto the core error family. An abort is an
  * `AbortedError`; once a stream has started, a lost connection is a `StreamInterruptedError` with the partial text.
  *
@@ -69,7 +48,6 @@ function scrubSecrets(error: unknown, depth = 0): void {
 export function mapOpenAIError(error: unknown, context: ErrorContext): Error {
   // Already one of ours (a history check, a failed response decoded by the adapter): keep it as it is.
   if (OrgError.isInstance(error)) return error;
-  scrubSecrets(error);
   if (context.signal?.aborted || error instanceof APIUserAbortError) {
     return new AbortedError({
       operation: `${context.provider} ${context.operation}`,
