@@ -478,6 +478,7 @@ describe('executeAction: the tool context and its signal', () => {
         (_args, context: { signal: AbortSignal; reportProgress(value: unknown): void }) => {
           const { reportProgress } = context;
           reportProgress('half way');
+          const first = context.signal;
           seen.push({
             keys: Object.keys(context),
             same: first === context.signal,
