@@ -203,7 +203,7 @@ console.log(
   'tool calls). CPU time (`process.cpuUsage`, user + system) per step, after warm-up runs, median of the rounds; in',
 );
 console.log(
-  'each round every contender runs once, in a rotating order. Versions: ai 6.0.322, @langchain/core 1.4.0, langchain 1.5.14.\n',
+  `each round every contender runs once, in a rotating order (a contender more than 20x costlier than the cheapest in the warm-up runs only the first ${SLOW_ROUNDS} rounds: it is far from the race the target decides). The machine is shared: compare the ratios, not the µs, and see the min – max spread. Versions: ai 6.0.322, @langchain/core 1.4.0, langchain 1.5.14.\n`,
 );
 
 const results = [];
