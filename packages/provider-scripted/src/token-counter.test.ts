@@ -95,3 +95,29 @@ describe('token counting (o200k_base)', () => {
     );
   });
 });
+
+describe('token counting stays linear on pathological text', () => {
+  it('counts ordinary text exactly as the tokenizer does, however long', async () => {
+    const { Tiktoken } = await import('js-tiktoken/lite');
+    const { default: ranks } = await import('js-tiktoken/ranks/o200k_base');
+    const reference = new Tiktoken(ranks);
+    const word = fc.stringMatching(/^[A-Za-z0-9]{1,12}$/);
+    const separator = fc.constantFrom(' ', ', ', '. ', '\n', '": "', '","', '{"', '"}');
+    fc.assert(
+      fc.property(fc.array(fc.tuple(word, separator), { minLength: 1, maxLength: 120 }), (parts) => {
+        const text = parts.map(([w, s]) => w + s).join('');
+        expect(countTokens(text)).toBe(reference.encode(text, [], []).length);
+      }),
+      { numRuns: Math.min(Number(process.env.FC_NUM_RUNS ?? 1000), 300) },
+    );
+  });
+
+  it('finishes on a 10^5-character run of one character class (a deeply nested argument)', () => {
+    const nested = '['.repeat(100_000) + ']'.repeat(100_000);
+    const count = countTokens(nested);
+    // One bracket token covers several characters; slicing may add a token per 64-character slice at most.
+    expect(count).toBeGreaterThan(0);
+    expect(count).toBeLessThanOrEqual(nested.length);
+    expect(countTokens('a'.repeat(8_000))).toBeGreaterThan(0);
+  });
+});
