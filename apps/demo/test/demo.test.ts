@@ -110,9 +110,12 @@ describe('the demo, end to end offline', () => {
         TableRow,
         TableRow,
       ];
+      // A call whose input failed is never made: in `prices`, `convert` needs the failing `globex`, so ReAct makes
+      // 3 calls + the answer and native calling one parallel round + the answer (the analytic counts assume success).
+      const expected = task.id === 'prices' ? { react: 4, native: 2 } : scripts.roundTrips;
       expect([react.roundTrips, native.roundTrips, plan.roundTrips]).toEqual([
-        scripts.roundTrips.react,
-        scripts.roundTrips.native,
+        expected.react,
+        expected.native,
         2,
       ]);
       for (const row of [react, native, plan]) {
