@@ -43,7 +43,7 @@ describe('isArgumentEcho', () => {
           : JSON.stringify(reordered);
         expect(isArgumentEcho(text, [call(args)])).toBe(true);
       }),
-      { numRuns: 200 },
+      { numRuns: Number(process.env.FC_NUM_RUNS ?? 1000) },
     );
   });
 
@@ -59,7 +59,7 @@ describe('isArgumentEcho', () => {
         }
         if (!isJson && !text.includes('{') && !text.includes('[')) expect(result).toBe(false);
       }),
-      { numRuns: 300 },
+      { numRuns: Number(process.env.FC_NUM_RUNS ?? 1000) },
     );
   });
 });

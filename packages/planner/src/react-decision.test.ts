@@ -127,7 +127,7 @@ describe('parseReActDecision: properties', () => {
         const result = parseReActDecision(text);
         expect(typeof result.ok).toBe('boolean');
       }),
-      { numRuns: 300 },
+      { numRuns: Number(process.env.FC_NUM_RUNS ?? 1000) },
     );
   });
 
@@ -147,7 +147,7 @@ describe('parseReActDecision: properties', () => {
         if (text.ok && text.decision.type === 'call_tool')
           expect(JSON.parse(text.decision.argumentsText)).toEqual(value);
       }),
-      { numRuns: 200 },
+      { numRuns: Number(process.env.FC_NUM_RUNS ?? 1000) },
     );
   });
 
@@ -159,7 +159,7 @@ describe('parseReActDecision: properties', () => {
           decision: { type: 'final_answer', answer },
         });
       }),
-      { numRuns: 200 },
+      { numRuns: Number(process.env.FC_NUM_RUNS ?? 1000) },
     );
   });
 });
