@@ -1,4 +1,4 @@
-import type { LanguageModel } from '@org/core';
+import { AuthenticationError, type LanguageModel, type StreamPart } from '@org/core';
 import { createAnthropic } from '@org/provider-anthropic';
 import { createBedrock } from '@org/provider-bedrock';
 import { createOpenAI } from '@org/provider-openai';
@@ -21,12 +21,23 @@ function isSet(environment: Environment, name: string): boolean {
   return (environment[name] ?? '').trim() !== '';
 }
 
+/** The value of a variable, or `undefined` when it is unset or blank (`AWS_REGION=''` counts as unset). */
+function variable(environment: Environment, name: string): string | undefined {
+  const value = environment[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
 /**
  * The environment variables a provider needs that are not set, each written as the user should set it
  * (`AWS_REGION or AWS_DEFAULT_REGION` for alternatives). Empty when the provider can run.
  *
+ * Bedrock needs only a region here: its credentials come from the AWS SDK's own chain (access keys, `AWS_PROFILE`
+ * including SSO profiles, `AWS_BEARER_TOKEN_BEDROCK`, web identity, container and instance roles), which only the
+ * SDK can judge; a chain that finds nothing is reported at the first model call (see `createProviderModel`).
+ *
  * @example
  * missingCredentials('openai', {}); // ['OPENAI_API_KEY']
+ * missingCredentials('bedrock', { AWS_REGION: '' }); // ['AWS_REGION or AWS_DEFAULT_REGION']
  */
 export function missingCredentials(provider: RealProvider, environment: Environment): string[] {
   switch (provider) {
@@ -34,27 +45,66 @@ export function missingCredentials(provider: RealProvider, environment: Environm
       return isSet(environment, 'OPENAI_API_KEY') ? [] : ['OPENAI_API_KEY'];
     case 'anthropic':
       return isSet(environment, 'ANTHROPIC_API_KEY') ? [] : ['ANTHROPIC_API_KEY'];
-    case 'bedrock': {
-      const missing: string[] = [];
-      const keyId = isSet(environment, 'AWS_ACCESS_KEY_ID');
-      const secret = isSet(environment, 'AWS_SECRET_ACCESS_KEY');
-      if (!isSet(environment, 'AWS_PROFILE')) {
-        if (keyId && !secret) missing.push('AWS_SECRET_ACCESS_KEY');
-        else if (!keyId && secret) missing.push('AWS_ACCESS_KEY_ID');
-        else if (!keyId && !secret)
-          missing.push('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE');
-      }
-      if (!isSet(environment, 'AWS_REGION') && !isSet(environment, 'AWS_DEFAULT_REGION')) {
-        missing.push('AWS_REGION or AWS_DEFAULT_REGION');
-      }
-      return missing;
-    }
+    case 'bedrock':
+      return bedrockRegion(environment) === undefined ? ['AWS_REGION or AWS_DEFAULT_REGION'] : [];
   }
+}
+
+function bedrockRegion(environment: Environment): string | undefined {
+  return variable(environment, 'AWS_REGION') ?? variable(environment, 'AWS_DEFAULT_REGION');
+}
+
+/** What a user can set when the AWS SDK's credential chain finds nothing. */
+const BEDROCK_CREDENTIAL_VARIABLES =
+  'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), AWS_PROFILE, or AWS_BEARER_TOKEN_BEDROCK';
+
+// The names under which @org/provider-bedrock reports a credential chain (or token chain) that found nothing.
+const CREDENTIAL_CHAIN_FAILURES = new Set(['CredentialsProviderError', 'TokenProviderError']);
+
+/** The demo's missing-credentials error for a failure of the AWS SDK's credential chain; the error itself otherwise. */
+function explainBedrockCredentials(error: Error): Error {
+  if (!AuthenticationError.isInstance(error)) return error;
+  if (!CREDENTIAL_CHAIN_FAILURES.has(error.providerCode ?? '')) return error;
+  return new MissingCredentialsError({
+    provider: 'bedrock',
+    missing: [BEDROCK_CREDENTIAL_VARIABLES],
+    message:
+      `--provider bedrock found no AWS credentials (${error.message}); set ${BEDROCK_CREDENTIAL_VARIABLES}, ` +
+      `or run where an SSO session, a container or an instance role provides them.`,
+  });
+}
+
+/** The model, with a credential-chain failure at its first use turned into the demo's missing-credentials error. */
+function withBedrockCredentialsHint(model: LanguageModel): LanguageModel {
+  return {
+    specificationVersion: model.specificationVersion,
+    provider: model.provider,
+    modelId: model.modelId,
+    capabilities: model.capabilities,
+    generate: async (request) => {
+      try {
+        return await model.generate(request);
+      } catch (error) {
+        throw error instanceof Error ? explainBedrockCredentials(error) : error;
+      }
+    },
+    stream: (request) => ({
+      async *[Symbol.asyncIterator](): AsyncIterator<StreamPart> {
+        for await (const part of model.stream(request)) {
+          yield part.type === 'error'
+            ? { type: 'error', error: explainBedrockCredentials(part.error) }
+            : part;
+        }
+      },
+    }),
+  };
 }
 
 /**
  * The model to run the demo's tasks on, after checking the environment holds the provider's credentials; a
- * missing variable is a `MissingCredentialsError` naming it (never its value).
+ * missing variable is a `MissingCredentialsError` naming it (never its value). Bedrock is checked for a region
+ * only; when the AWS SDK's credential chain finds nothing, the first model call fails with a
+ * `MissingCredentialsError` naming the variables a user can set and quoting the SDK's (redacted) reason.
  *
  * @example
  * const model = createProviderModel('anthropic', 'claude-sonnet-4-5', process.env);
@@ -84,8 +134,12 @@ export function createProviderModel(
     case 'anthropic':
       return createAnthropic({ apiKey: environment.ANTHROPIC_API_KEY?.trim() ?? '' })(modelId);
     case 'bedrock': {
-      const region = (environment.AWS_REGION ?? environment.AWS_DEFAULT_REGION ?? '').trim();
-      return createBedrock({ region })(modelId);
+      // missingCredentials made sure there is a region; credentials are left to the SDK's chain.
+      const region = bedrockRegion(environment) ?? '';
+      const profile = variable(environment, 'AWS_PROFILE');
+      return withBedrockCredentialsHint(
+        createBedrock({ region, ...(profile === undefined ? {} : { profile }) })(modelId),
+      );
     }
   }
 }
