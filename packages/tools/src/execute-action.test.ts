@@ -559,3 +559,25 @@ describe('executeAction: the tool context and its signal', () => {
     expect(text).toMatchObject({ status: 'success', output: 'plain', rawOutput: 'plain' });
   });
 });
+
+describe('executeAction: synchronous tools with a deadline or a signal', () => {
+  it('uses a synchronous result at once, and lets an abort during the call win', async () => {
+    const caller = new AbortController();
+    const registry = new ToolRegistry([
+      simple('quick', () => ({ done: true })),
+      simple('aborts_caller', () => {
+        caller.abort(new Error('user pressed stop'));
+        return 'finished anyway';
+      }),
+    ]);
+    expect(
+      await executeAction(registry, action('quick'), {
+        timeoutMs: 1000,
+        signal: new AbortController().signal,
+      }),
+    ).toMatchObject({ status: 'success', output: { done: true } });
+    const aborted = await executeAction(registry, action('aborts_caller'), { signal: caller.signal });
+    expect(aborted).toMatchObject({ status: 'aborted', error: { code: 'aborted' } });
+    expect(aborted.output).toBeUndefined();
+  });
+});

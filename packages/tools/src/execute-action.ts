@@ -450,20 +450,13 @@ export async function executeAction(
     }
     settled = true;
   } else {
-    const own = controllerOf();
+    // The controller stays lazy here too: a synchronous tool that never reads its signal never needs one.
     let timedOut = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let removeAbortListener: (() => void) | undefined;
-    const interrupted = new Promise<Outcome>((resolve) => {
-      own.signal.addEventListener(
-        'abort',
-        () => resolve(timedOut ? { kind: 'timeout' } : { kind: 'aborted' }),
-        { once: true },
-      );
-    });
     if (options.signal !== undefined) {
       const external = options.signal;
-      const onAbort = (): void => own.abort(external.reason);
+      const onAbort = (): void => controllerOf().abort(external.reason);
       external.addEventListener('abort', onAbort, { once: true });
       removeAbortListener = () => external.removeEventListener('abort', onAbort);
     }
@@ -471,15 +464,32 @@ export async function executeAction(
       const limit = timeoutMs;
       timer = setTimeout(() => {
         timedOut = true;
-        own.abort(new Error(`Tool '${tool.name}' timed out after ${limit} ms`));
+        controllerOf().abort(new Error(`Tool '${tool.name}' timed out after ${limit} ms`));
       }, limit);
     }
-    const run = async (): Promise<unknown> => consume(tool.execute(args, context));
-    const completed: Promise<Outcome> = run().then(
-      (value) => ({ kind: 'returned', value }),
-      (error: unknown) => ({ kind: 'thrown', error }),
-    );
-    outcome = await Promise.race([completed, interrupted]);
+    const first = runWithoutInterruption(tool, args, context);
+    if (controller?.signal.aborted === true) {
+      // Aborted while the tool ran synchronously (it aborted the caller's signal itself): the abort wins, as it
+      // would in the race below.
+      outcome = timedOut ? { kind: 'timeout' } : { kind: 'aborted' };
+    } else if (first.kind !== 'pending') {
+      // A synchronous result or throw: nothing can have interrupted it, so there is nothing to race.
+      outcome = first;
+    } else {
+      const own = controllerOf();
+      const interrupted = new Promise<Outcome>((resolve) => {
+        own.signal.addEventListener(
+          'abort',
+          () => resolve(timedOut ? { kind: 'timeout' } : { kind: 'aborted' }),
+          { once: true },
+        );
+      });
+      const completed: Promise<Outcome> = consume(first.value).then(
+        (value) => ({ kind: 'returned', value }),
+        (error: unknown) => ({ kind: 'thrown', error }),
+      );
+      outcome = await Promise.race([completed, interrupted]);
+    }
     settled = true;
     if (timer !== undefined) clearTimeout(timer);
     removeAbortListener?.();
