@@ -137,10 +137,7 @@ export function createFunctionCallingPlanner(options: FunctionCallingPlannerOpti
  * ones and the change is reported, so the history stays valid.
  */
 function uniqueToolCallIds(context: PlanningContext, toolCalls: readonly ToolCall[]): readonly ToolCall[] {
-  const used = new Set<string>();
-  for (const message of context.history) {
-    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) used.add(call.id);
-  }
+  const used = usedToolCallIds(context.history);
   const renamed: { from: string; to: string }[] = [];
   const result = toolCalls.map((call, index) => {
     if (call.id !== '' && !used.has(call.id)) {
@@ -165,6 +162,24 @@ function uniqueToolCallIds(context: PlanningContext, toolCalls: readonly ToolCal
     });
   }
   return result;
+}
+
+// The loop appends to one history array for the whole run: remembering how far it was scanned keeps the id check
+// linear in the run's length (rescanning every step made long runs quadratic, the loop's hottest function).
+const usedIdsByHistory = new WeakMap<readonly Message[], { scanned: number; used: Set<string> }>();
+
+/** Every tool-call id the history's assistant messages used, scanning only messages added since the last call. */
+function usedToolCallIds(history: readonly Message[]): Set<string> {
+  let entry = usedIdsByHistory.get(history);
+  if (entry === undefined || entry.scanned > history.length) {
+    entry = { scanned: 0, used: new Set() };
+    usedIdsByHistory.set(history, entry);
+  }
+  for (; entry.scanned < history.length; entry.scanned++) {
+    const message = history[entry.scanned]!;
+    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) entry.used.add(call.id);
+  }
+  return entry.used;
 }
 
 /** A named tool choice uses the name the tool is sent under (`math.factorial` is sent as `math_factorial`). */
