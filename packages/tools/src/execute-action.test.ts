@@ -581,3 +581,40 @@ describe('executeAction: synchronous tools with a deadline or a signal', () => {
     expect(aborted.output).toBeUndefined();
   });
 });
+
+describe('executeAction: interruptions of tools that never read their signal', () => {
+  it('stops and closes a stream on timeout, and a signal read after the timeout is already aborted', async () => {
+    vi.useFakeTimers();
+    let produced = 0;
+    let closed = false;
+    let readAfter: () => AbortSignal = () => new AbortController().signal;
+    const registry = new ToolRegistry([
+      simple(
+        'ticker',
+        (_args, context: { signal: AbortSignal }) => {
+          readAfter = () => context.signal;
+          return (async function* ticks() {
+            try {
+              for (;;) {
+                await new Promise((resolve) => setTimeout(resolve, 10));
+                produced++;
+                yield produced;
+              }
+            } finally {
+              closed = true;
+            }
+          })();
+        },
+        { timeoutMs: 35 },
+      ),
+    ]);
+    const pending = executeAction(registry, action('ticker'));
+    await vi.advanceTimersByTimeAsync(35);
+    expect((await pending).status).toBe('timeout');
+    await vi.advanceTimersByTimeAsync(100);
+    expect(closed).toBe(true);
+    expect(produced).toBeLessThanOrEqual(4);
+    expect(readAfter().aborted).toBe(true);
+    expect(readAfter().reason).toBeInstanceOf(Error);
+  });
+});

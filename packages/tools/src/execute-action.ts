@@ -299,8 +299,13 @@ export async function executeAction(
   // The tool's AbortController is created only when something can abort it (a timeout, an external signal) or
   // someone reads its signal (the tool through `context.signal`, or a hook): most calls never need one.
   let controller: AbortController | undefined;
+  // Set once the call is interrupted (timeout or external abort); a signal first read after that is born aborted.
+  let interruption: { readonly kind: 'timeout' | 'aborted'; readonly reason: unknown } | undefined;
   const controllerOf = (): AbortController => {
-    controller ??= new AbortController();
+    if (controller === undefined) {
+      controller = new AbortController();
+      if (interruption !== undefined) controller.abort(interruption.reason);
+    }
     return controller;
   };
   if (options.hooks?.beforeToolUse !== undefined) {
@@ -417,7 +422,7 @@ export async function executeAction(
       try {
         for (;;) {
           const step = await iterator.next();
-          if (controller?.signal.aborted === true) return undefined;
+          if (interruption !== undefined) return undefined;
           if (step.done === true) {
             if (step.value !== undefined) {
               if (hasLast) context.reportProgress(last);
@@ -431,7 +436,7 @@ export async function executeAction(
         }
       } finally {
         activeIterator = undefined;
-        if (controller?.signal.aborted === true) await closeIterator(iterator);
+        if (interruption !== undefined) await closeIterator(iterator);
       }
     }
     return result;
@@ -450,39 +455,40 @@ export async function executeAction(
     }
     settled = true;
   } else {
-    // The controller stays lazy here too: a synchronous tool that never reads its signal never needs one.
-    let timedOut = false;
+    // The controller stays lazy here too: a tool that never reads its signal never needs one. An interruption
+    // settles the race first, then aborts the signal (if there is one yet), in the order listeners always saw.
     let timer: ReturnType<typeof setTimeout> | undefined;
     let removeAbortListener: (() => void) | undefined;
+    let settle: ((outcome: Outcome) => void) | undefined;
+    const interrupt = (kind: 'timeout' | 'aborted', reason: unknown): void => {
+      if (interruption !== undefined) return;
+      interruption = { kind, reason };
+      settle?.({ kind });
+      controller?.abort(reason);
+    };
     if (options.signal !== undefined) {
       const external = options.signal;
-      const onAbort = (): void => controllerOf().abort(external.reason);
+      const onAbort = (): void => interrupt('aborted', external.reason);
       external.addEventListener('abort', onAbort, { once: true });
       removeAbortListener = () => external.removeEventListener('abort', onAbort);
     }
     if (timeoutMs !== undefined) {
       const limit = timeoutMs;
       timer = setTimeout(() => {
-        timedOut = true;
-        controllerOf().abort(new Error(`Tool '${tool.name}' timed out after ${limit} ms`));
+        interrupt('timeout', new Error(`Tool '${tool.name}' timed out after ${limit} ms`));
       }, limit);
     }
     const first = runWithoutInterruption(tool, args, context);
-    if (controller?.signal.aborted === true) {
+    if (interruption !== undefined) {
       // Aborted while the tool ran synchronously (it aborted the caller's signal itself): the abort wins, as it
       // would in the race below.
-      outcome = timedOut ? { kind: 'timeout' } : { kind: 'aborted' };
+      outcome = { kind: interruption.kind };
     } else if (first.kind !== 'pending') {
       // A synchronous result or throw: nothing can have interrupted it, so there is nothing to race.
       outcome = first;
     } else {
-      const own = controllerOf();
       const interrupted = new Promise<Outcome>((resolve) => {
-        own.signal.addEventListener(
-          'abort',
-          () => resolve(timedOut ? { kind: 'timeout' } : { kind: 'aborted' }),
-          { once: true },
-        );
+        settle = resolve;
       });
       const completed: Promise<Outcome> = consume(first.value).then(
         (value) => ({ kind: 'returned', value }),
