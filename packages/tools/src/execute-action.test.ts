@@ -618,3 +618,23 @@ describe('executeAction: interruptions of tools that never read their signal', (
     expect(readAfter().reason).toBeInstanceOf(Error);
   });
 });
+
+describe('executeAction: an abort while a hook is pending', () => {
+  it('does not run the tool when the signal aborts during an async beforeToolUse hook', async () => {
+    const execute = vi.fn(() => 'ran');
+    const registry = new ToolRegistry([simple('guarded', execute)]);
+    const caller = new AbortController();
+    const hooks = {
+      // An approval prompt or a policy lookup: the user presses stop while it is pending.
+      beforeToolUse: async (): Promise<undefined> => {
+        await Promise.resolve();
+        caller.abort(new Error('user pressed stop'));
+        await Promise.resolve();
+        return undefined;
+      },
+    };
+    const observation = await executeAction(registry, action('guarded'), { signal: caller.signal, hooks });
+    expect(observation).toMatchObject({ status: 'aborted', error: { code: 'aborted' } });
+    expect(execute).not.toHaveBeenCalled();
+  });
+});

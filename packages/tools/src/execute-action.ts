@@ -100,6 +100,10 @@ type Outcome =
   | { readonly kind: 'timeout' }
   | { readonly kind: 'aborted' };
 
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   try {
     return (
@@ -353,6 +357,13 @@ export async function executeAction(
       }
       args = validated.value;
     }
+  }
+
+  // An async hook may have been pending while the caller aborted; the abort listener below is added only now, and a
+  // listener added to an already-aborted signal never fires: check again before the tool runs. (A call, not a
+  // property read: TypeScript would keep the narrowing from the check before the hooks.)
+  if (isAborted(options.signal)) {
+    return fail('aborted', 'aborted', `Tool '${tool.name}' was not run: the run was aborted.`);
   }
 
   const injected = options.injected ?? NO_INJECTED;
