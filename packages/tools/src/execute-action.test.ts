@@ -638,3 +638,34 @@ describe('executeAction: an abort while a hook is pending', () => {
     expect(execute).not.toHaveBeenCalled();
   });
 });
+
+describe('executeAction: injected values are scoped to the tool that declares them', () => {
+  it('gives each tool only the injected keys it declares, frozen, and an empty object to a tool declaring none', async () => {
+    const seen = new Map<string, Readonly<Record<string, unknown>>>();
+    const record = (name: string, inject: string[]) =>
+      defineTool({
+        name,
+        description: `${name} tool`,
+        input: z.object({}),
+        inject,
+        execute: (_args, context) => {
+          seen.set(name, context.injected);
+          return 'ok';
+        },
+      });
+    const registry = new ToolRegistry([
+      record('github_search', ['githubToken']),
+      record('send_invoice', ['stripeKey']),
+      record('get_time', []),
+    ]);
+    const injected = { githubToken: 'ghp_secret', stripeKey: 'sk_live_secret' };
+    for (const name of ['github_search', 'send_invoice', 'get_time']) {
+      const observation = await executeAction(registry, action(name), { injected });
+      expect(observation.status).toBe('success');
+    }
+    expect(seen.get('github_search')).toEqual({ githubToken: 'ghp_secret' });
+    expect(seen.get('send_invoice')).toEqual({ stripeKey: 'sk_live_secret' });
+    expect(seen.get('get_time')).toEqual({});
+    for (const value of seen.values()) expect(Object.isFrozen(value)).toBe(true);
+  });
+});

@@ -78,7 +78,10 @@ export interface ExecuteActionOptions {
   /** A deadline for this call; the tool's own `timeoutMs` applies too, and the shorter wins. */
   readonly timeoutMs?: number;
   readonly hooks?: ToolHooks;
-  /** Values of hidden parameters (`inject` in `defineTool`), by name. */
+  /**
+   * Values of hidden parameters (`inject` in `defineTool`), by name. Each tool receives (in `context.injected`, frozen)
+   * only the keys it declares; a tool that declares none receives an empty object.
+   */
   readonly injected?: Readonly<Record<string, unknown>>;
   readonly onEvent?: RunEventListener;
   /** Budget of the serialised output in the model's context; default 50 000 bytes. */
@@ -367,7 +370,10 @@ export async function executeAction(
   }
 
   const injected = options.injected ?? NO_INJECTED;
+  // A tool sees only the injected values it declares (`inject`): credentials meant for one tool never reach another.
+  let ownInjected: Readonly<Record<string, unknown>> = NO_INJECTED;
   if (tool.inject.length > 0) {
+    const own: Record<string, unknown> = {};
     const merged: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(args)) defineOwn(merged, key, value);
     const intoArgs = compiledToolOf(tool).injectedIntoArgs;
@@ -392,9 +398,11 @@ export async function executeAction(
           reason,
         });
       }
+      defineOwn(own, key, injected[key]);
       if (intoArgs.has(key) || Object.hasOwn(args, key)) defineOwn(merged, key, injected[key]);
     }
     args = merged;
+    ownInjected = Object.freeze(own);
   }
 
   let timeoutMs: number | undefined;
@@ -406,7 +414,7 @@ export async function executeAction(
     controllerOf,
     action.id,
     tool.name,
-    injected === NO_INJECTED ? NO_INJECTED : Object.freeze({ ...injected }),
+    ownInjected,
     (progress: unknown): void => {
       if (settled || options.onEvent === undefined) return;
       emit({

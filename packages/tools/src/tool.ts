@@ -14,7 +14,10 @@ export interface ToolExecutionContext {
   readonly toolName: string;
   /** Reports progress (emitted as a `tool-call-progress` event); never throws. */
   reportProgress(progress: unknown): void;
-  /** The application's values for the tool's hidden parameters (`inject`), never set by the model. */
+  /**
+   * The application's values for the tool's hidden parameters, never set by the model: only the keys the tool
+   * declares in `inject` (frozen); empty for a tool that declares none.
+   */
   readonly injected: Readonly<Record<string, unknown>>;
 }
 
