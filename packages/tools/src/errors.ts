@@ -14,7 +14,8 @@ export type ToolErrorCode =
   | 'malformed_tool_arguments'
   | 'invalid_tool_arguments'
   | 'invalid_tool_description'
-  | 'invalid_artifact';
+  | 'invalid_artifact'
+  | 'invalid_tool_option';
 
 /**
  * A tool name that no provider accepts and that cannot be mapped to one: empty, too long, or with characters
@@ -233,3 +234,23 @@ export class InvalidArtifactError extends OrgError {
   }
 }
 brandError(InvalidArtifactError);
+
+/**
+ * An option passed to a function of this package that it cannot honour, e.g. `executeAction`'s `timeoutMs` of `-1`,
+ * `NaN` or more than 2 147 483 647 ms (the largest delay a timer can wait; a larger one would fire at once).
+ *
+ * @example
+ * try { await executeAction(registry, action, { timeoutMs: 0 }) } catch (error) {
+ *   if (InvalidToolOptionError.isInstance(error)) console.error(error.option); // 'timeoutMs'
+ * }
+ */
+export class InvalidToolOptionError extends OrgError {
+  /** The option at fault, e.g. `timeoutMs`. */
+  readonly option: string;
+
+  constructor(options: { option: string; reason: string }) {
+    super('invalid_tool_option', { message: `Invalid option '${options.option}': ${options.reason}` });
+    this.option = options.option;
+  }
+}
+brandError(InvalidToolOptionError);

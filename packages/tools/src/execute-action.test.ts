@@ -7,6 +7,7 @@ import {
   executeAction,
   executeActions,
   formatObservationForModel,
+  InvalidToolOptionError,
   notFound,
   ToolRegistry,
   withArtifacts,
@@ -667,5 +668,57 @@ describe('executeAction: injected values are scoped to the tool that declares th
     expect(seen.get('send_invoice')).toEqual({ stripeKey: 'sk_live_secret' });
     expect(seen.get('get_time')).toEqual({});
     for (const value of seen.values()) expect(Object.isFrozen(value)).toBe(true);
+  });
+});
+
+describe('executeAction: timeoutMs bounds', () => {
+  it('treats an Infinity timeout (the call option or the tool definition) as no timeout', async () => {
+    // Node fires a timer above 2^31 - 1 ms after 1 ms: a tool finishing after 10 ms would then have timed out.
+    const slow = (): Promise<string> => new Promise((resolve) => setTimeout(() => resolve('done'), 10));
+    const registry = new ToolRegistry([
+      simple('slow_call', slow),
+      simple('slow_tool', slow, { timeoutMs: Number.POSITIVE_INFINITY }),
+    ]);
+    const byCall = await executeAction(registry, action('slow_call'), {
+      timeoutMs: Number.POSITIVE_INFINITY,
+    });
+    expect(byCall).toMatchObject({ status: 'success', output: 'done' });
+    const byTool = await executeAction(registry, action('slow_tool'));
+    expect(byTool).toMatchObject({ status: 'success', output: 'done' });
+    const both = await executeActions(registry, [action('slow_tool')], {
+      timeoutMs: Number.POSITIVE_INFINITY,
+    });
+    expect(both[0]).toMatchObject({ status: 'success', output: 'done' });
+  });
+
+  it('rejects a timeoutMs above 2^31 - 1, NaN, zero or negative with InvalidToolOptionError naming the option', async () => {
+    const execute = vi.fn(() => 'ran');
+    const registry = new ToolRegistry([simple('echo', execute)]);
+    for (const timeoutMs of [2_147_483_648, 1e12, Number.NaN, 0, -5, Number.NEGATIVE_INFINITY]) {
+      const call = executeAction(registry, action('echo'), { timeoutMs });
+      await expect(call).rejects.toSatisfy(
+        (error: unknown) =>
+          InvalidToolOptionError.isInstance(error) &&
+          error.code === 'invalid_tool_option' &&
+          error.option === 'timeoutMs' &&
+          error.message.includes('timeoutMs'),
+      );
+      await expect(executeActions(registry, [action('echo')], { timeoutMs })).rejects.toMatchObject({
+        code: 'invalid_tool_option',
+        option: 'timeoutMs',
+      });
+    }
+    expect(execute).not.toHaveBeenCalled();
+    const largest = await executeAction(registry, action('echo'), { timeoutMs: 2_147_483_647 });
+    expect(largest.status).toBe('success');
+  });
+
+  it('refuses a tool timeoutMs above 2^31 - 1, NaN, zero or negative at definition', () => {
+    for (const timeoutMs of [2_147_483_648, Number.NaN, 0, -1]) {
+      expect(() => simple('bad_timeout', () => 'x', { timeoutMs })).toThrow(
+        expect.objectContaining({ code: 'invalid_tool_definition', field: 'timeoutMs' }),
+      );
+    }
+    expect(simple('max_timeout', () => 'x', { timeoutMs: 2_147_483_647 }).timeoutMs).toBe(2_147_483_647);
   });
 });

@@ -11,10 +11,12 @@ import {
 import { safeParse } from 'zod/v4/core';
 import { type Artifact, hasArtifacts } from './artifacts.js';
 import { compiledToolOf } from './compiled-tool.js';
+import { InvalidToolOptionError } from './errors.js';
 import { defineOwn } from './json-parser.js';
 import { resolveLimits } from './limits.js';
 import { INVALID, type WalkContext, walk } from './schema-walker.js';
 import { DEFAULT_OUTPUT_BUDGET_BYTES, type SerializedOutput, serializeOutput } from './serialize-output.js';
+import { effectiveTimeout, timeoutProblem } from './timeout.js';
 import type { Tool, ToolExecutionContext } from './tool.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { validateToolArguments } from './validate-tool-arguments.js';
@@ -75,7 +77,11 @@ export interface ToolHooks {
 export interface ExecuteActionOptions {
   /** Aborts the call (status `aborted`); the tool's own signal follows it. */
   readonly signal?: AbortSignal;
-  /** A deadline for this call; the tool's own `timeoutMs` applies too, and the shorter wins. */
+  /**
+   * A deadline for this call in milliseconds (above 0, at most 2 147 483 647; `Infinity` for none); the tool's own
+   * `timeoutMs` applies too, and the shorter wins. Any other value (`NaN`, `0`, negative, larger) rejects the call
+   * with an `InvalidToolOptionError` (code `invalid_tool_option`, `option: 'timeoutMs'`) before anything runs.
+   */
   readonly timeoutMs?: number;
   readonly hooks?: ToolHooks;
   /**
@@ -235,6 +241,10 @@ export async function executeAction(
   action: Action,
   options: ExecuteActionOptions = {},
 ): Promise<ToolObservation> {
+  if (options.timeoutMs !== undefined) {
+    const problem = timeoutProblem(options.timeoutMs);
+    if (problem !== undefined) throw new InvalidToolOptionError({ option: 'timeoutMs', reason: problem });
+  }
   const now = options.now ?? Date.now;
   const started = now();
   const interceptions: ToolInterception[] = [];
@@ -405,10 +415,11 @@ export async function executeAction(
     ownInjected = Object.freeze(own);
   }
 
-  let timeoutMs: number | undefined;
-  if (typeof tool.timeoutMs === 'number' && tool.timeoutMs > 0) timeoutMs = tool.timeoutMs;
-  if (typeof options.timeoutMs === 'number' && options.timeoutMs > 0)
-    timeoutMs = timeoutMs === undefined ? options.timeoutMs : Math.min(timeoutMs, options.timeoutMs);
+  // Both were checked (defineTool, the start of this call); Infinity means no deadline.
+  let timeoutMs = effectiveTimeout(tool.timeoutMs);
+  const callTimeoutMs = effectiveTimeout(options.timeoutMs);
+  if (callTimeoutMs !== undefined)
+    timeoutMs = timeoutMs === undefined ? callTimeoutMs : Math.min(timeoutMs, callTimeoutMs);
   let settled = false;
   const context = new ExecutionContext(
     controllerOf,

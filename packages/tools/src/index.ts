@@ -13,6 +13,7 @@ export {
   InvalidToolDefinitionError,
   InvalidToolDescriptionError,
   InvalidToolNameError,
+  InvalidToolOptionError,
   InvalidToolSchemaError,
   MalformedToolArgumentsError,
   type ToolArgumentIssue,

@@ -2,6 +2,7 @@ import type { JsonSchema } from '@org/core';
 import type * as zod from 'zod/v4/core';
 import { attachCompiledTool, compileTool } from './compiled-tool.js';
 import { InvalidToolDefinitionError } from './errors.js';
+import { timeoutProblem } from './timeout.js';
 import { assertValidToolName } from './tool-name.js';
 import type { LooseJsonSchema, ZodSchema } from './zod-schema.js';
 
@@ -50,7 +51,10 @@ export interface ToolDefinition<Input extends ZodSchema | LooseJsonSchema, Outpu
   /** Schema the result is checked against; a mismatch is an error observation (`invalid_tool_output`). */
   readonly output?: ZodSchema | LooseJsonSchema;
   readonly execute: (args: InferToolArgs<Input>, context: ToolExecutionContext) => ToolExecuteResult<Output>;
-  /** Per-call deadline; the tool's signal is aborted when it passes. */
+  /**
+   * Per-call deadline in milliseconds (above 0, at most 2 147 483 647); the tool's signal is aborted when it passes.
+   * `Infinity` means no deadline.
+   */
   readonly timeoutMs?: number;
   /** The agent loop stops after this tool, and its result is the answer. */
   readonly terminal?: boolean;
@@ -117,13 +121,9 @@ export function defineTool<Input extends ZodSchema | LooseJsonSchema, Output = u
   if (typeof definition.input !== 'object' || definition.input === null) {
     invalid('input', 'must be a zod object schema or a JSON Schema object');
   }
-  if (
-    definition.timeoutMs !== undefined &&
-    (typeof definition.timeoutMs !== 'number' ||
-      !Number.isFinite(definition.timeoutMs) ||
-      definition.timeoutMs <= 0)
-  ) {
-    invalid('timeoutMs', `must be a positive number of milliseconds, got ${String(definition.timeoutMs)}`);
+  if (definition.timeoutMs !== undefined) {
+    const problem = timeoutProblem(definition.timeoutMs);
+    if (problem !== undefined) invalid('timeoutMs', problem);
   }
   const needsApproval = definition.needsApproval ?? false;
   if (typeof needsApproval !== 'boolean' && typeof needsApproval !== 'function') {
