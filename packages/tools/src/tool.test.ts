@@ -168,4 +168,44 @@ describe('defineTool', () => {
     expect(await toolNeedsApproval(tool, { amount: 5 })).toBe(false);
     expect(await toolNeedsApproval(tool, { amount: 500 })).toBe(true);
   });
+
+  it('fails closed: a truthy non-boolean result, or a predicate that throws or rejects, needs approval', async () => {
+    const withPredicate = (needsApproval: (args: Record<string, unknown>) => unknown) =>
+      defineTool({
+        name: 'delete_repo',
+        description: 'Delete a repository.',
+        input: { type: 'object', properties: { repo: { type: 'string' } }, required: ['repo'] },
+        // A predicate written in JavaScript, or typed loosely, may return anything.
+        needsApproval: needsApproval as (args: Record<string, unknown>) => boolean,
+        execute: () => 'deleted',
+      });
+    for (const result of [1, 'yes', {}, []]) {
+      expect(
+        await toolNeedsApproval(
+          withPredicate(() => result),
+          { repo: 'org/app' },
+        ),
+      ).toBe(true);
+      expect(
+        await toolNeedsApproval(
+          withPredicate(async () => result),
+          { repo: 'org/app' },
+        ),
+      ).toBe(true);
+    }
+    for (const result of [0, '', null, undefined, false]) {
+      expect(
+        await toolNeedsApproval(
+          withPredicate(() => result),
+          { repo: 'org/app' },
+        ),
+      ).toBe(false);
+    }
+    const throwing = withPredicate((args) => (args.owner as { id: string }).id === 'admin');
+    expect(await toolNeedsApproval(throwing, { repo: 'org/app' })).toBe(true);
+    const rejecting = withPredicate(async () => {
+      throw new Error('policy service unavailable');
+    });
+    expect(await toolNeedsApproval(rejecting, { repo: 'org/app' })).toBe(true);
+  });
 });

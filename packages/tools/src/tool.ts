@@ -58,7 +58,10 @@ export interface ToolDefinition<Input extends ZodSchema | LooseJsonSchema, Outpu
   readonly timeoutMs?: number;
   /** The agent loop stops after this tool, and its result is the answer. */
   readonly terminal?: boolean;
-  /** A boolean, or a function of the arguments, telling the loop to ask a human first. */
+  /**
+   * A boolean, or a function of the arguments, telling the loop to ask a human first. A function's truthy result,
+   * or a throw, means approval is needed (`toolNeedsApproval` fails closed).
+   */
   readonly needsApproval?: boolean | ToolApprovalPredicate<InferToolArgs<Input>>;
   /**
    * OpenAI strict schemas: `true` requires the schema to be strict-compatible (checked now), `false` never sends it
@@ -155,12 +158,19 @@ export function defineTool<Input extends ZodSchema | LooseJsonSchema, Output = u
 }
 
 /**
- * Whether a call needs a human's approval first, evaluating `needsApproval` when it is a function.
+ * Whether a call needs a human's approval first, evaluating `needsApproval` when it is a function. It fails closed:
+ * any truthy result of the predicate (not only `true`; a JavaScript predicate may return `1` or `'yes'`) means
+ * approval is needed, and a predicate that throws or rejects means approval is needed too (the error is not
+ * rethrown: the human decides instead).
  *
  * @example
  * if (await toolNeedsApproval(tool, action.args)) await askHuman(action);
  */
 export async function toolNeedsApproval<Args>(tool: Tool<Args>, args: Args): Promise<boolean> {
   if (typeof tool.needsApproval === 'boolean') return tool.needsApproval;
-  return (await tool.needsApproval(args)) === true;
+  try {
+    return Boolean(await tool.needsApproval(args));
+  } catch {
+    return true;
+  }
 }
