@@ -150,10 +150,18 @@ brandError(UnknownToolError);
 export class MalformedToolArgumentsError extends OrgError {
   /** Character offset where parsing failed, when known. */
   readonly position: number | undefined;
+  /** The field at fault (`ratio`, `items[2].value`) when the failure is about one value, e.g. a number out of range. */
+  readonly path: string | undefined;
   readonly toolName: string | undefined;
   readonly toolCallId: string | undefined;
 
-  constructor(options: { reason: string; position?: number; toolName?: string; toolCallId?: string }) {
+  constructor(options: {
+    reason: string;
+    position?: number;
+    path?: string;
+    toolName?: string;
+    toolCallId?: string;
+  }) {
     super('malformed_tool_arguments', {
       message:
         `The arguments${options.toolName === undefined ? '' : ` of tool '${options.toolName}'`} are not a valid JSON object: ` +
@@ -161,6 +169,7 @@ export class MalformedToolArgumentsError extends OrgError {
         'Send the arguments as one JSON object, e.g. {"name": "value"}.',
     });
     this.position = options.position;
+    this.path = options.path;
     this.toolName = options.toolName;
     this.toolCallId = options.toolCallId;
   }

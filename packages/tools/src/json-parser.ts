@@ -1,11 +1,16 @@
+import { childPath, pathOf } from './argument-path.js';
+
 /** Where and why strict JSON parsing failed. */
 export class JsonParseFailure {
   readonly reason: string;
   readonly position: number;
+  /** The field the failure is about (`ratio`, `items[2].value`), for failures about one value. */
+  readonly path: string | undefined;
 
-  constructor(reason: string, position: number) {
+  constructor(reason: string, position: number, path?: string) {
     this.reason = reason;
     this.position = position;
+    this.path = path;
   }
 }
 
@@ -55,10 +60,14 @@ const ESCAPES: Readonly<Record<string, string>> = {
  */
 export function parseJsonStrict(text: string, notes: string[]): unknown {
   let position = 0;
+  // The keys and indices leading to the value being parsed; turned into a path only when a failure needs one.
+  const segments: (string | number)[] = [];
 
-  const fail = (reason: string, at: number = position): never => {
-    throw new JsonParseFailure(reason, at);
+  const fail = (reason: string, at: number = position, path?: string): never => {
+    throw new JsonParseFailure(reason, at, path);
   };
+  /** `' in "ratio"'` for a value inside the object, `''` at the top level. */
+  const where = (path: string): string => (path === '' ? '' : ` in '${path}'`);
 
   const skipWhitespace = (): void => {
     while (position < text.length) {
@@ -112,7 +121,12 @@ export function parseJsonStrict(text: string, notes: string[]): unknown {
     position = start + found[0].length;
     const value = Number(found[0]);
     if (!Number.isFinite(value)) {
-      return fail(`the number ${found[0]} is out of range; send a smaller number or a string`, start);
+      const path = pathOf(segments);
+      return fail(
+        `the number ${found[0]}${where(path)} is out of range; send a smaller number or a string`,
+        start,
+        path === '' ? undefined : path,
+      );
     }
     if (
       found[1] === undefined &&
@@ -121,9 +135,11 @@ export function parseJsonStrict(text: string, notes: string[]): unknown {
       String(value) !== found[0] &&
       BigInt(found[0]) !== BigInt(value)
     ) {
+      const path = pathOf(segments);
       return fail(
-        `the integer ${found[0]} has more digits than can be represented exactly; send it as a string`,
+        `the integer ${found[0]}${where(path)} has more digits than can be represented exactly; send it as a string`,
         start,
+        path === '' ? undefined : path,
       );
     }
     return value;
@@ -149,10 +165,17 @@ export function parseJsonStrict(text: string, notes: string[]): unknown {
           skipWhitespace();
           if (text[position] !== ':') fail(`expected ':' after the property name "${key}"`);
           position++;
+          segments.push(key);
           const value = parseValue();
+          segments.pop();
           if (Object.hasOwn(object, key)) {
             if (!jsonEqual(object[key], value)) {
-              fail(`the property "${key}" appears twice with different values; send it once`, keyPosition);
+              const path = childPath(pathOf(segments), key);
+              fail(
+                `the property "${key}"${path === key ? '' : ` (at '${path}')`} appears twice with different values; send it once`,
+                keyPosition,
+                path,
+              );
             }
             notes.push(`ignored a repeated property "${key}" with the same value`);
           } else defineOwn(object, key, value);
@@ -180,7 +203,9 @@ export function parseJsonStrict(text: string, notes: string[]): unknown {
           return array;
         }
         for (;;) {
+          segments.push(array.length);
           array.push(parseValue());
+          segments.pop();
           skipWhitespace();
           const next = text[position];
           if (next === ',') {

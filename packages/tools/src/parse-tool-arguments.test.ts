@@ -100,11 +100,34 @@ describe('parseToolArguments', () => {
 
   it('refuses numbers that do not fit instead of rounding them', () => {
     const huge = parseToolArguments('{"n": 1e400}');
-    expect(!huge.ok && huge.error.message).toMatch(/1e400 is out of range/);
+    expect(!huge.ok && huge.error.message).toMatch(/1e400 in 'n' is out of range/);
     const long = parseToolArguments('{"id": 12345678901234567890}');
     expect(!long.ok && long.error.message).toMatch(/send it as a string/);
     expect(ok('{"n": -0}').value.n).toBe(-0);
     expect(ok('{"n": 9007199254740991}').value.n).toBe(9007199254740991);
+  });
+
+  it('names the field of a number that does not fit, in the message and in the error path', () => {
+    const cases: Array<[string, string]> = [
+      ['{"count": 1, "ratio": 1e400}', 'ratio'],
+      ['{"items": [{"value": 1}, {"value": 2}, {"value": -1e400}]}', 'items[2].value'],
+      ['{"matrix": [[1, 2], [3, 1E999]]}', 'matrix[1][1]'],
+      ['{"odd key": {"id": 123456789012345678901234}}', '["odd key"].id'],
+    ];
+    for (const [text, path] of cases) {
+      const result = parseToolArguments(text);
+      expect(result.ok).toBe(false);
+      if (result.ok) continue;
+      expect(result.error.code).toBe('malformed_tool_arguments');
+      expect(result.error.message).toContain(`'${path}'`);
+      expect((result.error as MalformedToolArgumentsError).path).toBe(path);
+    }
+    const nestedDuplicate = parseToolArguments('{"items": [{"value": 1, "value": 2}]}');
+    expect(!nestedDuplicate.ok && (nestedDuplicate.error as MalformedToolArgumentsError).path).toBe(
+      'items[0].value',
+    );
+    const topLevel = parseToolArguments('1e400');
+    expect(!topLevel.ok && (topLevel.error as MalformedToolArgumentsError).path).toBeUndefined();
   });
 
   it('accepts a repeated key with the same value, refuses one with a different value', () => {

@@ -167,6 +167,7 @@ export function parseToolArguments(
       error: new MalformedToolArgumentsError({
         reason: failure.reason,
         position: failure.position,
+        ...(failure.path === undefined ? {} : { path: failure.path }),
         ...names,
       }),
     };

@@ -1,4 +1,5 @@
 import { closestMatch, type JsonSchema, type JsonSchemaTypeName, LimitExceededError } from '@org/core';
+import { childPath, indexPath } from './argument-path.js';
 import type { ToolArgumentIssue } from './errors.js';
 import { defineOwn, JsonParseFailure, jsonEqual, parseJsonStrict } from './json-parser.js';
 import { type ArgumentLimits, assertTextWithinLimits } from './limits.js';
@@ -37,20 +38,15 @@ export interface WalkContext {
   coercions: Coercion[];
 }
 
+export { childPath } from './argument-path.js';
+
 /** The marker a walk returns for a value that did not validate (its issues are in the context). */
 export const INVALID: unique symbol = Symbol('invalid');
 
 const TRUE_WORDS: ReadonlySet<string> = new Set(['true', 'yes', 'on', '1']);
 const FALSE_WORDS: ReadonlySet<string> = new Set(['false', 'no', 'off', '0']);
 const NUMBER_TEXT = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const patternCache = new Map<string, RegExp>();
-
-/** Appends a key to a path: `a.b`, `a["odd key"]`. */
-export function childPath(path: string, key: string): string {
-  if (IDENTIFIER.test(key)) return path === '' ? key : `${path}.${key}`;
-  return `${path}[${JSON.stringify(key)}]`;
-}
 
 /**
  * A did-you-mean that is never a wild guess: at most one edit per three characters, and nothing for names shorter
@@ -59,10 +55,6 @@ export function childPath(path: string, key: string): string {
 function suggestName(input: string, candidates: readonly string[]): string | undefined {
   if (input.length < 3) return undefined;
   return closestMatch(input, candidates, { maxDistance: Math.max(1, Math.floor(input.length / 3)) });
-}
-
-function indexPath(path: string, index: number): string {
-  return `${path}[${index}]`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
