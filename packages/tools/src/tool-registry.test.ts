@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { DuplicateToolError, defineTool, ToolNameMapping, ToolRegistry } from './index.js';
+import { DuplicateToolError, defineTool, ToolNameMapping, ToolRegistry, toolCallToAction } from './index.js';
 
 const make = (name: string) =>
   defineTool({
@@ -100,5 +100,37 @@ describe('ToolRegistry', () => {
   it('never registers a value that is not a tool', () => {
     const registry = new ToolRegistry();
     expect(() => registry.register({ name: 'x' } as never)).toThrow(/not a tool/);
+  });
+});
+
+describe('ToolRegistry.specs: tools defined strict: true', () => {
+  it('sends a strict: true tool strict, in the strict dialect, for every target', () => {
+    const weather = defineTool({
+      name: 'get_weather',
+      description: 'Current weather for a city.',
+      input: z.object({ city: z.string(), unit: z.enum(['celsius', 'fahrenheit']).optional() }),
+      strict: true,
+      execute: ({ city, unit }) => ({ city, unit: unit ?? 'celsius' }),
+    });
+    const registry = new ToolRegistry([weather, make('search')]);
+    const openai = registry.specs({ target: 'openai-strict' })[0];
+    expect(openai).toMatchObject({ name: 'get_weather', strict: true });
+    expect(openai?.inputSchema).toMatchObject({
+      type: 'object',
+      additionalProperties: false,
+      required: ['city', 'unit'],
+    });
+    for (const target of ['json-schema', 'anthropic', 'bedrock'] as const) {
+      const [strictSpec, plainSpec] = registry.specs({ target });
+      expect(strictSpec).toEqual(openai);
+      expect(plainSpec?.strict).toBeUndefined();
+    }
+    // The strict dialect's `null` for an optional field is read back as absent, whatever the target.
+    const result = toolCallToAction(registry, {
+      id: 'call_1',
+      toolName: 'get_weather',
+      arguments: '{"city": "Paris", "unit": null}',
+    });
+    expect(result.ok && result.action.args).toEqual({ city: 'Paris' });
   });
 });

@@ -14,7 +14,9 @@ export interface ToolSpecsOptions {
 /**
  * The spec of one tool for a target, named with `name` (its provider name). For `openai-strict`, a tool whose schema
  * strict mode cannot express (free-form objects, tuples, untyped values) is sent with `strict: false` and a plain
- * JSON Schema, unless it was defined with `strict: false`; `strict: true` tools were checked at definition.
+ * JSON Schema, unless it was defined with `strict: false`; `strict: true` tools were checked at definition. A tool
+ * defined with `strict: true` gets `strict: true` and its schema in the strict dialect for every target (the strict
+ * dialect is valid JSON Schema for every provider; validation reads its `null` for an optional field as absent).
  */
 export function toToolSpec(
   tool: Tool,
@@ -23,6 +25,9 @@ export function toToolSpec(
   const target = options.target ?? 'json-schema';
   const compiled = compiledToolOf(tool);
   const name = options.name ?? tool.name;
+  if (tool.strict === true && !(compiled.strictSchema instanceof Error)) {
+    return { name, description: tool.description, inputSchema: compiled.strictSchema, strict: true };
+  }
   if (target === 'openai-strict') {
     if (tool.strict !== false && !(compiled.strictSchema instanceof Error)) {
       return { name, description: tool.description, inputSchema: compiled.strictSchema, strict: true };

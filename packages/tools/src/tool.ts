@@ -64,8 +64,9 @@ export interface ToolDefinition<Input extends ZodSchema | LooseJsonSchema, Outpu
    */
   readonly needsApproval?: boolean | ToolApprovalPredicate<InferToolArgs<Input>>;
   /**
-   * OpenAI strict schemas: `true` requires the schema to be strict-compatible (checked now), `false` never sends it
-   * strict, unset sends it strict when it is compatible.
+   * Strict schemas: `true` requires the schema to be strict-compatible (checked now) and sends the tool with
+   * `strict: true` and its schema in the strict dialect for every target; `false` never sends it strict; unset sends
+   * it strict for `openai-strict` when it is compatible.
    */
   readonly strict?: boolean;
   /**
