@@ -63,3 +63,12 @@ describe('isArgumentEcho', () => {
     );
   });
 });
+
+describe('code fences', () => {
+  it('are whole lines: backticks inside the JSON are data (a counterexample fast-check found)', () => {
+    const args = { '``` ': null, ' ': '' };
+    expect(isArgumentEcho(JSON.stringify(args), [call(args)])).toBe(true);
+    expect(isArgumentEcho(`\`\`\`json\n${JSON.stringify(args, null, 2)}\n\`\`\``, [call(args)])).toBe(true);
+    expect(isArgumentEcho('```\n{"city":"Paris"}\n```', [call({ city: 'Paris' })])).toBe(true);
+  });
+});

@@ -39,8 +39,10 @@ export function isArgumentEcho(text: string, toolCalls: readonly ToolCall[]): bo
   });
 }
 
+// A fence is a line of its own (```json opens, ``` closes); backticks inside the JSON itself (a key or a string
+// value holding ```) are data and stay.
 function stripCodeFences(text: string): string {
-  return text.replace(/```[a-zA-Z0-9_-]*\s*\n?/g, '\n');
+  return text.replace(/^[ \t]*```[a-zA-Z0-9_-]*[ \t]*$/gm, '');
 }
 
 function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {

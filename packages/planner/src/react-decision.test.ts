@@ -163,3 +163,18 @@ describe('parseReActDecision: properties', () => {
     );
   });
 });
+
+describe('code fences around a decision', () => {
+  it('are whole lines: backticks inside a value are kept (counterexamples fast-check found)', () => {
+    const answer = '{"thought":"done","type":"final_answer","answer":"```"}';
+    expect(parseReActDecision(answer)).toMatchObject({
+      ok: true,
+      decision: { type: 'final_answer', answer: '```' },
+    });
+    const fenced = '```json\n{"thought":"t","type":"call_tool","tool":"a","args":{"a":"```"}}\n```';
+    expect(parseReActDecision(fenced)).toMatchObject({
+      ok: true,
+      decision: { tool: 'a', argumentsText: '{"a":"```"}' },
+    });
+  });
+});

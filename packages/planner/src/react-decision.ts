@@ -55,8 +55,9 @@ export function parseReActDecision(text: string): ReActDecisionResult {
   return { ok: false, reason: `No decision was found in the answer. ${FORMAT_HINT}` };
 }
 
+// A fence is a line of its own (```json opens, ``` closes); backticks inside a value (an answer quoting code) stay.
 function stripFences(text: string): string {
-  return text.replace(/```[a-zA-Z0-9_-]*[ \t]*\r?\n?/g, '');
+  return text.replace(/^[ \t]*```[a-zA-Z0-9_-]*[ \t]*\r?$\n?/gm, '');
 }
 
 /** `found` is true when a JSON object that looks like a decision was found (valid or not). */
