@@ -301,6 +301,18 @@ export async function executeAction(
       `There is no tool named ${JSON.stringify(action.toolName)}. Available tools: ${registry.names().join(', ') || 'none'}.`,
     );
   }
+  // Every block or rewrite is recorded on the observation and announced as an event.
+  const intercept = (interception: ToolInterception): void => {
+    interceptions.push(interception);
+    emit({
+      type: 'tool-call-intercepted',
+      timestamp: now(),
+      actionId: action.id,
+      toolName: tool.name,
+      decision: interception.decision,
+      reason: interception.reason,
+    });
+  };
   if (options.signal?.aborted === true) {
     return fail('aborted', 'aborted', `Tool '${tool.name}' was not run: the run was aborted.`);
   }
@@ -338,28 +350,12 @@ export async function executeAction(
     }
     if (decision?.decision === 'block') {
       const reason = String(decision.reason);
-      interceptions.push({ decision: 'blocked', reason, source: 'beforeToolUse' });
-      emit({
-        type: 'tool-call-intercepted',
-        timestamp: now(),
-        actionId: action.id,
-        toolName: tool.name,
-        decision: 'blocked',
-        reason,
-      });
+      intercept({ decision: 'blocked', reason, source: 'beforeToolUse' });
       return fail('blocked', 'blocked_by_hook', `The call to '${tool.name}' was blocked: ${reason}`);
     }
     if (decision?.decision === 'rewrite') {
       const reason = String(decision.reason);
-      interceptions.push({ decision: 'rewritten', reason, source: 'beforeToolUse' });
-      emit({
-        type: 'tool-call-intercepted',
-        timestamp: now(),
-        actionId: action.id,
-        toolName: tool.name,
-        decision: 'rewritten',
-        reason,
-      });
+      intercept({ decision: 'rewritten', reason, source: 'beforeToolUse' });
       const validated = validateToolArguments(tool, decision.args, { toolCallId: action.id });
       if (!validated.ok) {
         return fail(
@@ -398,15 +394,7 @@ export async function executeAction(
       }
       if (Object.hasOwn(args, key)) {
         const reason = `the hidden parameter '${key}' was set in the arguments; the application's value was used`;
-        interceptions.push({ decision: 'rewritten', reason, source: 'inject' });
-        emit({
-          type: 'tool-call-intercepted',
-          timestamp: now(),
-          actionId: action.id,
-          toolName: tool.name,
-          decision: 'rewritten',
-          reason,
-        });
+        intercept({ decision: 'rewritten', reason, source: 'inject' });
       }
       defineOwn(own, key, injected[key]);
       if (intoArgs.has(key) || Object.hasOwn(args, key)) defineOwn(merged, key, injected[key]);
@@ -596,15 +584,7 @@ export async function executeAction(
       });
       if (decision !== undefined) {
         const reason = String(decision.reason);
-        interceptions.push({ decision: 'rewritten', reason, source: 'afterToolUse' });
-        emit({
-          type: 'tool-call-intercepted',
-          timestamp: now(),
-          actionId: action.id,
-          toolName: tool.name,
-          decision: 'rewritten',
-          reason,
-        });
+        intercept({ decision: 'rewritten', reason, source: 'afterToolUse' });
         value = decision.output;
         serialized = undefined;
       }
