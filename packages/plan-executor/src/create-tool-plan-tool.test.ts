@@ -1,6 +1,7 @@
 import type { RunEvent } from '@org/core';
-import { executeAction, ToolRegistry, toolCallToAction } from '@org/tools';
+import { defineTool, executeAction, ToolRegistry, toolCallToAction } from '@org/tools';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createTestTools } from './__fixtures__/test-tools.js';
 import { createToolPlanTool, type PlanResult, TOOL_PLAN_DESCRIPTION } from './index.js';
 
@@ -87,5 +88,88 @@ describe('createToolPlanTool', () => {
     setTimeout(() => controller.abort(), 5);
     const observation = await pending;
     expect(observation.status).toBe('aborted');
+  });
+
+  it("runs every step as the plan call is run: the caller's hooks and injected values apply to each step", async () => {
+    const tools = new ToolRegistry([
+      ...createTestTools().list(),
+      defineTool({
+        name: 'my_city',
+        description: "The user's city.",
+        input: z.object({}),
+        inject: ['userId'],
+        execute: (_args, context) => (context.injected.userId === 'u-42' ? 'Paris' : 'unknown'),
+      }),
+    ]);
+    const agentTools = new ToolRegistry([...tools.list(), createToolPlanTool({ tools })]);
+    const hooked: string[] = [];
+    const observation = await executeAction(
+      agentTools,
+      {
+        id: 'call_7',
+        toolName: 'execute_tool_plan',
+        args: {
+          steps: [
+            { id: 'c', tool: 'my_city', arguments: {} },
+            { id: 'w', tool: 'get_weather', arguments: { city: '$ref:c' } },
+            { id: 's', tool: 'search', arguments: { query: 'weather in $ref:c' } },
+          ],
+        },
+      },
+      {
+        injected: { userId: 'u-42' },
+        hooks: {
+          beforeToolUse: ({ action }) => {
+            hooked.push(action.id);
+            return action.toolName === 'search' ? { decision: 'block', reason: 'no web search' } : undefined;
+          },
+        },
+      },
+    );
+    expect(hooked.sort()).toEqual(['call_7', 'call_7/c', 'call_7/s', 'call_7/w']);
+    expect(JSON.parse(observation.output as string)).toMatchObject({
+      status: 'partial',
+      results: {
+        c: 'Paris',
+        w: { city: 'Paris', temperature: 21 },
+      },
+      errors: { s: { status: 'blocked', message: expect.stringContaining('no web search') } },
+    });
+  });
+
+  it('uses a runner given in its options instead', async () => {
+    const tools = createTestTools();
+    const ran: string[] = [];
+    const planTool = createToolPlanTool({
+      tools,
+      runner: {
+        run: async ({ action }) => {
+          ran.push(action.id);
+          return {
+            actionId: action.id,
+            toolName: action.toolName,
+            status: 'success',
+            output: 'queued',
+            durationMs: 0,
+          };
+        },
+      },
+    });
+    const observation = await executeAction(
+      new ToolRegistry([planTool]),
+      {
+        id: 'call_8',
+        toolName: 'execute_tool_plan',
+        args: { steps: [{ id: 'a', tool: 'echo', arguments: { value: 1 } }] },
+      },
+      {
+        hooks: {
+          beforeToolUse: ({ action }) =>
+            action.id === 'call_8' ? undefined : { decision: 'block', reason: 'x' },
+        },
+      },
+    );
+    expect(ran).toEqual(['call_8/a']);
+    expect(JSON.parse(observation.output as string)).toMatchObject({ results: { a: 'queued' } });
   });
 });

@@ -5,6 +5,7 @@ import { formatPlanResult } from './format-plan-result.js';
 import { TOOL_PLAN_TOOL_NAME } from './plan.js';
 import { DEFAULT_PLAN_LIMITS } from './plan-limits.js';
 import type { PlanResult } from './plan-result.js';
+import type { StepRunner } from './step-runner.js';
 
 /** Options of {@link createToolPlanTool}. */
 export interface ToolPlanToolOptions extends Omit<ExecutePlanOptions, 'signal' | 'actionIdPrefix'> {
@@ -14,6 +15,12 @@ export interface ToolPlanToolOptions extends Omit<ExecutePlanOptions, 'signal' |
   readonly onPlanResult?: (result: PlanResult, toolCallId: string) => void;
   /** Replaces the default description. */
   readonly description?: string;
+  /**
+   * Runs each step. Default: in process, as the plan call itself is run (`context.executeNested` of `@org/tools`):
+   * the hooks, injected values, per-call deadline and output budget of whoever runs the plan tool (`runAgent`,
+   * `executeAction`) apply to every step, so a `beforeToolUse` guard sees each step's call.
+   */
+  readonly runner?: StepRunner;
 }
 
 /**
@@ -71,7 +78,7 @@ function inputSchema(maxSteps: number): JsonSchema {
  * const agentTools = new ToolRegistry([...tools.list(), createToolPlanTool({ tools, maxConcurrency: 4 })]);
  */
 export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
-  const { onPlanResult, description, ...executeOptions } = options;
+  const { onPlanResult, description, runner, ...executeOptions } = options;
   const maxSteps = options.limits?.maxSteps ?? DEFAULT_PLAN_LIMITS.maxSteps;
   return defineTool({
     name: TOOL_PLAN_TOOL_NAME,
@@ -85,6 +92,9 @@ export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
       };
       const result = await executePlan(args, {
         ...executeOptions,
+        runner: runner ?? {
+          run: ({ action, signal }) => context.executeNested(executeOptions.tools, action, { signal }),
+        },
         onEvent,
         signal: context.signal,
         actionIdPrefix: `${context.toolCallId}/`,

@@ -1,4 +1,4 @@
-import { defineTool, ToolRegistry } from '@org/tools';
+import { defineTool, executeAction, ToolRegistry } from '@org/tools';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createToolPlanTool, executePlan, type StepRunner } from './index.js';
@@ -113,14 +113,13 @@ describe('steps whose tool needs approval', () => {
     const sent: string[] = [];
     const tools = emailTools(sent);
     const planTool = createToolPlanTool({ tools });
-    const output = await planTool.execute(plan, {
-      signal: new AbortController().signal,
-      toolCallId: 'call_1',
+    const observation = await executeAction(new ToolRegistry([planTool]), {
+      id: 'call_1',
       toolName: 'execute_tool_plan',
-      reportProgress: () => {},
-      injected: {},
+      args: plan,
     });
     expect(sent).toEqual([]);
-    expect(JSON.stringify(output)).toContain('approval');
+    expect(observation.status).toBe('success');
+    expect(JSON.stringify(observation.output)).toContain('approval');
   });
 });

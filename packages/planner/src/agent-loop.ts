@@ -13,7 +13,7 @@ import {
   toToolChoice,
   type Usage,
 } from '@org/core';
-import { executeActions, type Tool, type ToolObservation, ToolRegistry } from '@org/tools';
+import { executeActions, type Tool, type ToolObservation, ToolRegistry, toolNeedsApproval } from '@org/tools';
 import type {
   AgentFinishReason,
   AgentOptions,
@@ -465,7 +465,8 @@ export async function executeRun(
       }
       const needingApproval: Action[] = [];
       for (const action of turn.actions) {
-        if (await needsApproval(registry.resolve(action.toolName), action)) needingApproval.push(action);
+        const tool = registry.resolve(action.toolName);
+        if (tool !== undefined && (await toolNeedsApproval(tool, action.args))) needingApproval.push(action);
       }
       if (needingApproval.length > 0) {
         for (const action of needingApproval) emit({ type: 'approval-requested', timestamp: now(), action });
@@ -540,12 +541,6 @@ function toRegistry(tools: AgentOptions['tools']): ToolRegistry {
 
 function approvedOf(decision: ApprovalDecision): boolean {
   return typeof decision === 'boolean' ? decision : decision.approved;
-}
-
-async function needsApproval(tool: Tool | undefined, action: Action): Promise<boolean> {
-  const setting: unknown = tool?.needsApproval;
-  if (typeof setting === 'function') return Boolean(await setting(action.args));
-  return setting === true;
 }
 
 function restoreState(saved: AgentState): RunState {

@@ -6,6 +6,7 @@ import {
   type RunEvent,
   ToolChoice,
 } from '@org/core';
+import { createToolPlanTool } from '@org/plan-executor';
 import { createScriptedModel, createVirtualClock, LATENCY_PROFILES } from '@org/provider-scripted';
 import { defineTool, ToolRegistry } from '@org/tools';
 import { describe, expect, it } from 'vitest';
@@ -368,6 +369,33 @@ describe('runAgent: approvals', () => {
     { text: 'Your bookings are handled.' },
   ];
 
+  it('fails closed: a needsApproval predicate that throws or returns a truthy non-boolean pauses the run', async () => {
+    const bookings: string[] = [];
+    const tools = new ToolRegistry([
+      defineTool({
+        name: 'book_flight',
+        description: 'Books a flight to a city.',
+        input: z.object({ city: z.string(), maxPrice: z.number() }),
+        needsApproval: ({ maxPrice }) => {
+          if (maxPrice > 100) throw new Error('pricing service down');
+          return 1 as unknown as boolean;
+        },
+        execute: ({ city }) => {
+          bookings.push(city);
+          return `Booked a flight to ${city}.`;
+        },
+      }),
+    ]);
+    const paused = await runAgent({
+      model: createScriptedModel({ script }),
+      tools,
+      task: 'Book Rome and Paris.',
+    });
+    expect(paused.finishReason).toBe('approval-required');
+    expect(paused.pendingApprovals?.map((action) => action.args.city)).toEqual(['Rome', 'Paris']);
+    expect(bookings).toEqual([]);
+  });
+
   it('pauses before running a step with a call needing approval, and resumes with the decision', async () => {
     const bookings: string[] = [];
     const events: RunEvent[] = [];
@@ -473,6 +501,58 @@ describe('runAgent: hooks', () => {
     expect(blocked?.content).toContain('Oslo is out of scope.');
     expect(result.toolStats.get_weather).toMatchObject({ chosen: 3, succeeded: 2, blocked: 1 });
     expect(events.filter((event) => event.type === 'tool-call-intercepted').length).toBeGreaterThanOrEqual(2);
+    assertToolCallPairing(result.messages);
+  });
+
+  it('applies the same hooks to the steps of a plan in plan mode (a guard cannot be bypassed by hiding a call in a plan)', async () => {
+    const executions: string[] = [];
+    const weather = weatherTools(executions);
+    const tools = ToolRegistry.compose(weather, new ToolRegistry([createToolPlanTool({ tools: weather })]));
+    const model = createScriptedModel({
+      script: [
+        {
+          toolCalls: [
+            {
+              toolName: 'execute_tool_plan',
+              arguments: {
+                steps: [
+                  { id: 'paris', tool: 'get_weather', arguments: { city: 'Paris' } },
+                  { id: 'oslo', tool: 'get_weather', arguments: { city: 'Oslo' } },
+                  {
+                    id: 'compare',
+                    tool: 'compare_temperatures',
+                    arguments: { first: '$ref:paris', second: '$ref:oslo' },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+        { text: 'done' },
+      ],
+    });
+    const hooked: string[] = [];
+    const result = await runAgent({
+      model,
+      tools,
+      task: TASK,
+      hooks: {
+        beforeToolUse: ({ action }) => {
+          hooked.push(action.id);
+          return action.args.city === 'Oslo'
+            ? { decision: 'block', reason: 'Oslo is out of scope.' }
+            : undefined;
+        },
+      },
+    });
+    expect(hooked.sort()).toEqual(['call_0_0', 'call_0_0/oslo', 'call_0_0/paris']);
+    expect(executions).toEqual(['get_weather(Paris)']);
+    const planResult = JSON.parse(String(result.observations[0]?.output)) as Record<string, unknown>;
+    expect(planResult).toMatchObject({
+      status: 'partial',
+      errors: { oslo: { status: 'blocked', message: expect.stringContaining('Oslo is out of scope.') } },
+      skipped: { compare: "Skipped because dependency 'oslo' failed" },
+    });
     assertToolCallPairing(result.messages);
   });
 });

@@ -69,4 +69,43 @@ describe('streamAgent', () => {
       })(),
     ).rejects.toMatchObject({ code: 'invalid_agent_options' });
   });
+
+  it('aborts the run when the consumer stops reading: nothing new starts, the result says aborted', async () => {
+    const executions: string[] = [];
+    const model = createScriptedModel({ script: script() });
+    const stream = streamAgent({ model, tools: weatherTools(executions), task: TASK });
+    for await (const event of stream) {
+      if (event.type === 'inference-finished') break;
+    }
+    const result = await stream.result;
+    expect(result.finishReason).toBe('aborted');
+    expect(result.error).toMatchObject({ code: 'aborted' });
+    expect(model.requests).toHaveLength(1);
+    expect(executions).toEqual([]);
+  });
+
+  it("still follows the caller's signal, and a stream read to the end is not aborted", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const aborted = streamAgent({
+      model: createScriptedModel({ script: script() }),
+      tools: weatherTools(),
+      task: TASK,
+      signal: controller.signal,
+    });
+    for await (const _event of aborted) {
+      // read to the end
+    }
+    expect((await aborted.result).finishReason).toBe('aborted');
+
+    const complete = streamAgent({
+      model: createScriptedModel({ script: script() }),
+      tools: weatherTools(),
+      task: TASK,
+    });
+    const types: string[] = [];
+    for await (const event of complete) types.push(event.type);
+    expect(types.at(-1)).toBe('run-finished');
+    expect((await complete.result).text).toBe(EXPECTED_ANSWER);
+  });
 });

@@ -1,4 +1,4 @@
-import type { RunEvent } from '@org/core';
+import { AbortedError, type RunEvent } from '@org/core';
 import { executeRun } from './agent-loop.js';
 import type { AgentOptions, AgentResult } from './agent-types.js';
 
@@ -11,7 +11,9 @@ export interface AgentStream extends AsyncIterable<RunEvent> {
 /**
  * Runs the agent loop like `runAgent` and yields its events as they happen (`run-started`, `inference-started`,
  * `tool-call-finished`, ..., `run-finished`). The result is on `.result`. `options.onEvent`, when given, is
- * called too. Iterate once; the run proceeds whether or not the events are read.
+ * called too. Iterate once. The run proceeds whether or not the events are read, but a consumer that stops
+ * iterating early (`break`, `return`, a throw in the loop body) aborts it: it ends as `aborted` (on `.result`),
+ * with nothing new started, as if `options.signal` had been aborted.
  *
  * @example
  * const stream = streamAgent({ model, tools, task: 'Is it warmer in Paris or Rome?' });
@@ -24,7 +26,11 @@ export function streamAgent(options: AgentOptions): AgentStream {
   const buffered: RunEvent[] = [];
   let wake: (() => void) | undefined;
   let done = false;
-  const result = executeRun(options, (event) => {
+  // The run listens to the caller's signal and to this stream's own, aborted when the consumer stops reading.
+  const stopped = new AbortController();
+  const signal =
+    options.signal === undefined ? stopped.signal : AbortSignal.any([options.signal, stopped.signal]);
+  const result = executeRun({ ...options, signal }, (event) => {
     buffered.push(event);
     wake?.();
     options.onEvent?.(event);
@@ -38,16 +44,28 @@ export function streamAgent(options: AgentOptions): AgentStream {
   return {
     result,
     async *[Symbol.asyncIterator](): AsyncGenerator<RunEvent> {
-      while (true) {
-        if (buffered.length > 0) {
-          yield buffered.shift() as RunEvent;
-          continue;
+      let next = 0;
+      try {
+        while (true) {
+          if (next < buffered.length) {
+            const event = buffered[next] as RunEvent;
+            // Yielded events are released as they go, without shifting the whole array each time.
+            buffered[next++] = undefined as unknown as RunEvent;
+            yield event;
+            continue;
+          }
+          buffered.length = 0;
+          next = 0;
+          if (done) break;
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+          wake = undefined;
         }
-        if (done) break;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = undefined;
+      } finally {
+        if (!done) {
+          stopped.abort(new AbortedError({ operation: 'agent run (the stream consumer stopped reading)' }));
+        }
       }
       await result;
     },

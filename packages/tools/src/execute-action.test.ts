@@ -9,6 +9,8 @@ import {
   formatObservationForModel,
   InvalidToolOptionError,
   notFound,
+  type ToolExecutionContext,
+  type ToolObservation,
   ToolRegistry,
   withArtifacts,
 } from './index.js';
@@ -496,7 +498,7 @@ describe('executeAction: the tool context and its signal', () => {
     expect(observation).toMatchObject({ status: 'success', output: 'read' });
     expect(seen).toEqual([
       {
-        keys: ['signal', 'toolCallId', 'toolName', 'injected', 'reportProgress'],
+        keys: ['signal', 'toolCallId', 'toolName', 'injected', 'reportProgress', 'executeNested'],
         same: true,
         spread: expect.any(AbortSignal),
         aborted: false,
@@ -720,5 +722,136 @@ describe('executeAction: timeoutMs bounds', () => {
       );
     }
     expect(simple('max_timeout', () => 'x', { timeoutMs: 2_147_483_647 }).timeoutMs).toBe(2_147_483_647);
+  });
+});
+
+describe('executeAction: nested calls (context.executeNested)', () => {
+  const composite = (
+    inner: ToolRegistry,
+    options: Parameters<ToolExecutionContext['executeNested']>[2] = {},
+  ) =>
+    defineTool({
+      name: 'composite',
+      description: 'Runs inner tools.',
+      input: z.object({ tools: z.array(z.string()) }),
+      execute: async ({ tools: names }, context) => {
+        const observations = [];
+        for (const [index, toolName] of names.entries()) {
+          observations.push(
+            await context.executeNested(
+              inner,
+              { id: `${context.toolCallId}/${index}`, toolName, args: {} },
+              options,
+            ),
+          );
+        }
+        return { seen: context.injected, observations };
+      },
+    });
+
+  it("applies the caller's hooks and injected values to every nested call; the calling tool sees neither value", async () => {
+    const sent: string[] = [];
+    const inner = new ToolRegistry([
+      defineTool({
+        name: 'send_email',
+        description: 'Sends an email.',
+        input: z.object({}),
+        execute: () => {
+          sent.push('email');
+          return 'sent';
+        },
+      }),
+      defineTool({
+        name: 'whoami',
+        description: 'The current user.',
+        input: z.object({}),
+        inject: ['userId'],
+        execute: (_args, context) => context.injected.userId,
+      }),
+    ]);
+    const seenByHook: string[] = [];
+    const observation = await executeAction(
+      new ToolRegistry([composite(inner)]),
+      action('composite', { tools: ['whoami', 'send_email'] }),
+      {
+        injected: { userId: 'u-42', apiKey: 'secret' },
+        hooks: {
+          beforeToolUse: ({ action: seen }) => {
+            seenByHook.push(seen.id);
+            return seen.toolName === 'send_email'
+              ? { decision: 'block', reason: 'no email today' }
+              : undefined;
+          },
+        },
+      },
+    );
+    expect(seenByHook).toEqual(['call_1', 'call_1/0', 'call_1/1']);
+    expect(sent).toEqual([]);
+    const output = observation.rawOutput as { seen: object; observations: ToolObservation[] };
+    expect(output.seen).toEqual({});
+    expect(output.observations.map((nested) => [nested.actionId, nested.status, nested.output])).toEqual([
+      ['call_1/0', 'success', 'u-42'],
+      ['call_1/1', 'blocked', undefined],
+    ]);
+    expect(output.observations[1]?.error?.message).toContain('no email today');
+  });
+
+  it("bounds each nested call by the caller's per-call deadline, which a nested option can shorten but not lift", async () => {
+    const hang = defineTool({
+      name: 'hang',
+      description: 'Never finishes.',
+      input: z.object({}),
+      execute: () => new Promise(() => {}),
+    });
+    const inner = new ToolRegistry([hang]);
+    const run = async (callerTimeoutMs: number | undefined, nestedTimeoutMs: number | undefined) => {
+      const observation = await executeAction(
+        new ToolRegistry([
+          composite(inner, nestedTimeoutMs === undefined ? {} : { timeoutMs: nestedTimeoutMs }),
+        ]),
+        action('composite', { tools: ['hang'] }),
+        callerTimeoutMs === undefined ? {} : { timeoutMs: callerTimeoutMs },
+      );
+      return observation;
+    };
+    // The caller's 40 ms bounds the whole composite call too: the nested call is cut at its own 40 ms first or
+    // the outer one times out; either way nothing hangs.
+    expect((await run(40, 5_000)).status).toBe('timeout');
+    const shortened = await run(undefined, 20);
+    expect(shortened.status).toBe('success');
+    const nested = (shortened.rawOutput as { observations: ToolObservation[] }).observations[0];
+    expect(nested).toMatchObject({ status: 'timeout', error: { details: { timeoutMs: 20 } } });
+  });
+
+  it("follows the calling tool's signal unless given its own, and refuses an invalid deadline with the typed error", async () => {
+    const waits = defineTool({
+      name: 'waits',
+      description: 'Waits for its signal.',
+      input: z.object({}),
+      execute: (_args, context) =>
+        new Promise((resolve) => context.signal.addEventListener('abort', () => resolve('stopped'))),
+    });
+    const inner = new ToolRegistry([waits]);
+    const controller = new AbortController();
+    const pending = executeAction(
+      new ToolRegistry([composite(inner)]),
+      action('composite', { tools: ['waits'] }),
+      {
+        signal: controller.signal,
+      },
+    );
+    setTimeout(() => controller.abort(), 10);
+    expect((await pending).status).toBe('aborted');
+
+    const invalid = defineTool({
+      name: 'invalid',
+      description: 'Nests with a bad deadline.',
+      input: z.object({}),
+      execute: (_args, context) =>
+        context.executeNested(inner, { id: 'n', toolName: 'waits', args: {} }, { timeoutMs: Number.NaN }),
+    });
+    const observation = await executeAction(new ToolRegistry([invalid]), action('invalid'));
+    expect(observation).toMatchObject({ status: 'error', error: { code: 'tool_execution_failed' } });
+    expect(observation.error?.details).toMatchObject({ thrownCode: 'invalid_tool_option' });
   });
 });

@@ -98,6 +98,15 @@ export interface ExecuteActionOptions {
   readonly now?: () => number;
 }
 
+/**
+ * Options of `context.executeNested`. Everything else (hooks, injected values, output budget, clock) is the caller's;
+ * `timeoutMs` can only shorten the caller's per-call deadline, never lift it.
+ */
+export type NestedExecuteOptions = Pick<
+  ExecuteActionOptions,
+  'signal' | 'timeoutMs' | 'onEvent' | 'validate'
+>;
+
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The `injected` of a call without injected values: one frozen object shared by every call. */
@@ -138,9 +147,10 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
- * The context a tool receives. `signal` is an own, enumerable getter (as on a plain object: spreading the context
- * keeps it) that creates the call's AbortController on first read. The getter is one shared function, defined with
- * one shared descriptor, so every context has the same shape; an object literal with a getter costs microseconds.
+ * The context a tool receives. `signal` and `executeNested` are own, enumerable getters (as on a plain object:
+ * spreading the context keeps them) that create what they return on first read: the call's AbortController, the
+ * nested runner. Each getter is one shared function, defined with one shared descriptor, so every context has the
+ * same shape; an object literal with a getter costs microseconds.
  */
 class ExecutionContext implements ToolExecutionContext {
   static readonly #signal: PropertyDescriptor = {
@@ -150,27 +160,64 @@ class ExecutionContext implements ToolExecutionContext {
     enumerable: true,
     configurable: true,
   };
+  static readonly #executeNested: PropertyDescriptor = {
+    get(this: ExecutionContext): ToolExecutionContext['executeNested'] {
+      this.#nested ??= (registry, action, nested = {}) =>
+        executeAction(registry, action, nestedOptions(this.#callerOptions, nested, this));
+      return this.#nested;
+    },
+    enumerable: true,
+    configurable: true,
+  };
   readonly #controllerOf: () => AbortController;
+  readonly #callerOptions: ExecuteActionOptions;
+  #nested: ToolExecutionContext['executeNested'] | undefined;
   declare readonly signal: AbortSignal;
   declare readonly toolCallId: string;
   declare readonly toolName: string;
   declare readonly injected: Readonly<Record<string, unknown>>;
   declare readonly reportProgress: (progress: unknown) => void;
+  declare readonly executeNested: ToolExecutionContext['executeNested'];
 
   constructor(
     controllerOf: () => AbortController,
+    callerOptions: ExecuteActionOptions,
     toolCallId: string,
     toolName: string,
     injected: Readonly<Record<string, unknown>>,
     reportProgress: (progress: unknown) => void,
   ) {
     this.#controllerOf = controllerOf;
+    this.#callerOptions = callerOptions;
     Object.defineProperty(this, 'signal', ExecutionContext.#signal);
     (this as Mutable<ExecutionContext>).toolCallId = toolCallId;
     (this as Mutable<ExecutionContext>).toolName = toolName;
     (this as Mutable<ExecutionContext>).injected = injected;
     (this as Mutable<ExecutionContext>).reportProgress = reportProgress;
+    Object.defineProperty(this, 'executeNested', ExecutionContext.#executeNested);
   }
+}
+
+/** The options of a nested call: the caller's, with the nested call's signal, deadline, listener and validation. */
+function nestedOptions(
+  caller: ExecuteActionOptions,
+  nested: NestedExecuteOptions,
+  context: ToolExecutionContext,
+): ExecuteActionOptions {
+  const options: Mutable<ExecuteActionOptions> = { signal: nested.signal ?? context.signal };
+  if (caller.hooks !== undefined) options.hooks = caller.hooks;
+  if (caller.injected !== undefined) options.injected = caller.injected;
+  if (caller.outputBudgetBytes !== undefined) options.outputBudgetBytes = caller.outputBudgetBytes;
+  if (caller.now !== undefined) options.now = caller.now;
+  // Math.min keeps an invalid nested value (NaN) invalid, so executeAction refuses it with its typed error.
+  if (nested.timeoutMs !== undefined || caller.timeoutMs !== undefined)
+    options.timeoutMs = Math.min(
+      nested.timeoutMs ?? Number.POSITIVE_INFINITY,
+      caller.timeoutMs ?? Number.POSITIVE_INFINITY,
+    );
+  if (nested.onEvent !== undefined) options.onEvent = nested.onEvent;
+  if (nested.validate !== undefined) options.validate = nested.validate;
+  return options;
 }
 
 /** A call whose result is a promise or a stream, still to be awaited. */
@@ -411,6 +458,7 @@ export async function executeAction(
   let settled = false;
   const context = new ExecutionContext(
     controllerOf,
+    options,
     action.id,
     tool.name,
     ownInjected,

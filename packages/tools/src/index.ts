@@ -28,6 +28,7 @@ export {
   type BeforeToolUseDecision,
   type ExecuteActionOptions,
   executeAction,
+  type NestedExecuteOptions,
   type ToolHooks,
   type ToolInterception,
   type ToolObservation,

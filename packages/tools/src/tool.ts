@@ -1,9 +1,11 @@
-import type { JsonSchema } from '@org/core';
+import type { Action, JsonSchema } from '@org/core';
 import type * as zod from 'zod/v4/core';
 import { attachCompiledTool, compileTool } from './compiled-tool.js';
 import { InvalidToolDefinitionError } from './errors.js';
+import type { NestedExecuteOptions, ToolObservation } from './execute-action.js';
 import { timeoutProblem } from './timeout.js';
 import { assertValidToolName } from './tool-name.js';
+import type { ToolRegistry } from './tool-registry.js';
 import type { LooseJsonSchema, ZodSchema } from './zod-schema.js';
 
 /** What a tool's `execute` receives beside its arguments. */
@@ -20,6 +22,21 @@ export interface ToolExecutionContext {
    * declares in `inject` (frozen); empty for a tool that declares none.
    */
   readonly injected: Readonly<Record<string, unknown>>;
+  /**
+   * Runs another tool call the way this one is run: the caller's hooks, injected values, per-call deadline, output
+   * budget and clock apply to it. For tools that run other tools (`execute_tool_plan`): without it, a
+   * `beforeToolUse` guard would never see their calls. The calling tool never sees the injected values; the nested
+   * tool receives only those it declares. The nested call listens to `options.signal`, else to this call's signal.
+   *
+   * @example
+   * execute: async ({ city }, context) =>
+   *   context.executeNested(weatherTools, { id: `${context.toolCallId}/1`, toolName: 'get_weather', args: { city } }),
+   */
+  readonly executeNested: (
+    registry: ToolRegistry,
+    action: Action,
+    options?: NestedExecuteOptions,
+  ) => Promise<ToolObservation>;
 }
 
 /**
