@@ -431,15 +431,23 @@ console.log(
 console.log('executeAction of @org/tools (the default runner). Targets: ≤ 1.5x baseline, ≤ 5 µs per step.\n');
 
 console.log('## execute_tool_plan description\n');
-const description = createToolPlanTool({ tools: noopTools }).description;
+const planTool = createToolPlanTool({ tools: noopTools });
+const description = planTool.description;
+// The whole tool as a provider receives it on every request that offers it: name, description and input schema.
+const specText = JSON.stringify({ name: planTool.name, description, parameters: planTool.inputSchema });
 try {
   const { getEncoding } = await import('js-tiktoken');
-  const tokens = getEncoding('o200k_base').encode(description).length;
-  const cl100k = getEncoding('cl100k_base').encode(description).length;
+  const o200k = getEncoding('o200k_base');
+  const cl100k = getEncoding('cl100k_base');
   console.log(
-    `${tokens} tokens (o200k_base), ${cl100k} tokens (cl100k_base), ${description.length} characters.`,
+    `Description: ${o200k.encode(description).length} tokens (o200k_base), ${cl100k.encode(description).length} tokens (cl100k_base), ${description.length} characters.`,
+  );
+  console.log(
+    `The whole tool spec as sent ({name, description, parameters} JSON): ${o200k.encode(specText).length} tokens (o200k_base), ${cl100k.encode(specText).length} tokens (cl100k_base), ${specText.length} characters.`,
   );
 } catch (error) {
-  console.log(`${description.length} characters (no tokenizer available: ${error.message}).`);
+  console.log(
+    `Description: ${description.length} characters; spec: ${specText.length} characters (no tokenizer available: ${error.message}).`,
+  );
 }
 console.log(`\n> ${TOOL_PLAN_DESCRIPTION}`);

@@ -24,20 +24,21 @@ export interface ToolPlanToolOptions extends Omit<ExecutePlanOptions, 'signal' |
 }
 
 /**
- * The description a model reads: the format, references, scheduling and failure rules, in about 130 tokens
- * (the benchmark prints the exact count). Extend it rather than replace it when your tools need more guidance.
+ * The description a model reads: scheduling, references and failure rules in about 90 tokens (the schema gives the
+ * shape; the benchmark prints the exact count of both). It holds no double quotes: a provider receives it inside
+ * JSON, where each one costs an escape. Extend it rather than replace it when your tools need more guidance.
  *
  * @example
  * createToolPlanTool({ tools, description: `${TOOL_PLAN_DESCRIPTION} Prefer one plan over many single calls.` });
  */
 export const TOOL_PLAN_DESCRIPTION =
-  "Run many tool calls in one go; steps run in parallel unless one uses another's result. " +
-  'Example: {"steps":[{"id":"a","tool":"search","arguments":{"q":"x"}},' +
-  '{"id":"b","tool":"fetch","arguments":{"url":"$ref:a.items.0.url","note":"from $ref:a.title"}}],' +
-  '"output_steps":["b"]}. ' +
-  '"$ref:ID" is step ID\'s output, "$ref:ID.field.0.x" a part of it; inside longer text it is inserted as text. ' +
-  'If a step fails, steps using it are skipped. output_steps: the results you need (default all).';
+  "Runs tool calls as steps in one go, in parallel unless a step uses another's result. " +
+  "In arguments, $ref:ID is step ID's output and $ref:ID.key.0 a part of it, e.g. {url: $ref:s1.items.0.url}; " +
+  'inside longer text it is inserted as text. Steps using a failed step are skipped. ' +
+  'output_steps: ids whose results you need (default all).';
 
+// Every token here is paid on each request that offers the tool: property names say what they hold, and only
+// what a model cannot guess is described.
 function inputSchema(maxSteps: number): JsonSchema {
   return {
     type: 'object',
@@ -49,14 +50,10 @@ function inputSchema(maxSteps: number): JsonSchema {
         items: {
           type: 'object',
           properties: {
-            id: { type: 'string', description: 'Unique step id: letters, digits, _ or -.' },
-            tool: { type: 'string', description: 'Name of the tool to call.' },
+            id: { type: 'string' },
+            tool: { type: 'string' },
             // A JSON string is accepted too: @org/tools coerces a string holding an object before execute.
-            arguments: {
-              type: 'object',
-              additionalProperties: true,
-              description: 'The tool arguments; values may hold $ref:ID references.',
-            },
+            arguments: { type: 'object', additionalProperties: true },
           },
           required: ['id', 'tool', 'arguments'],
         },
