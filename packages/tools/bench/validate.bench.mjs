@@ -8,8 +8,8 @@ import { z } from 'zod';
 import { defineTool, parseToolArguments, validateToolArguments } from '../dist/index.js';
 
 const quick = process.argv.includes('--quick');
-const rounds = quick ? 5 : 15;
-const iterationsPerRound = quick ? 20_000 : 50_000;
+const rounds = quick ? 5 : 31;
+const iterationsPerRound = quick ? 20_000 : 25_000;
 
 const input = z.object({
   location: z.string().min(1).describe('City and country, e.g. Paris, France'),
@@ -106,19 +106,21 @@ const median = (values) => {
   return sorted[Math.floor(sorted.length / 2)];
 };
 
-const zodNs = median(timings['zod safeParse']);
+// Each round measures every contender back to back, so a ratio taken within one round compares runs that saw the
+// same machine load; the median of those per-round ratios is what the target is judged on (a ratio of medians mixes
+// rounds measured under different loads, and swung from 0.9x to 1.7x on a shared 2-core machine).
+const ratioToZod = (name) => median(timings[name].map((ns, round) => ns / timings['zod safeParse'][round]));
 console.log(
-  `Validation of valid tool arguments (${samples.length} samples, ${rounds} rounds x ${iterationsPerRound} calls, median ns per call)`,
+  `Validation of valid tool arguments (${samples.length} samples, ${rounds} rounds x ${iterationsPerRound} calls, median ns per call; ratio: median of the per-round ratios)`,
 );
 console.log('');
 console.log('| validator | ns per call | ratio to raw zod |');
 console.log('| --- | ---: | ---: |');
 for (const name of Object.keys(runs)) {
-  const ns = median(timings[name]);
-  console.log(`| ${name} | ${ns.toFixed(0)} | ${(ns / zodNs).toFixed(2)}x |`);
+  console.log(`| ${name} | ${median(timings[name]).toFixed(0)} | ${ratioToZod(name).toFixed(2)}x |`);
 }
-const ours = median(timings['validateToolArguments (parsed arguments)']) / zodNs;
-const oursPlain = median(timings['validateToolArguments (plain objects)']) / zodNs;
+const ours = ratioToZod('validateToolArguments (parsed arguments)');
+const oursPlain = ratioToZod('validateToolArguments (plain objects)');
 console.log('');
 console.log(
   `Target: within 1.25x of raw zod on valid input. Parsed arguments: ${ours.toFixed(2)}x, plain objects: ${oursPlain.toFixed(2)}x.`,
