@@ -15,7 +15,7 @@ export class DemoUsageError extends OrgError {
     this.flag = options.flag;
   }
 }
-brandError(DemoUsageError);
+brandError(DemoUsageError, 'DemoUsageError');
 
 /**
  * A real provider was asked for, but an environment variable it needs is not set.
@@ -35,7 +35,7 @@ export class MissingCredentialsError extends OrgError {
     this.missing = options.missing;
   }
 }
-brandError(MissingCredentialsError);
+brandError(MissingCredentialsError, 'MissingCredentialsError');
 
 /** One problem in an agent file, located by its key path and, when known, its line and column. */
 export interface AgentConfigProblem {
@@ -69,7 +69,7 @@ export class AgentConfigError extends OrgError {
     this.problems = options.problems;
   }
 }
-brandError(AgentConfigError);
+brandError(AgentConfigError, 'AgentConfigError');
 
 function formatProblem(file: string, problem: AgentConfigProblem): string {
   const where = problem.line === undefined ? file : `${file}:${problem.line}:${problem.column ?? 1}`;

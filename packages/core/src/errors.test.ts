@@ -143,11 +143,38 @@ describe('the error family', () => {
         super('unknown_tool', { message: `Unknown tool '${toolName}'.` });
       }
     }
-    brandError(UnknownToolError);
+    brandError(UnknownToolError, 'UnknownToolError');
     const error = new UnknownToolError('x');
     expect(UnknownToolError.isInstance(error)).toBe(true);
     expect(OrgError.isInstance(error)).toBe(true);
     expect(UnknownToolError.isInstance(new OrgError('other', { message: 'm' }))).toBe(false);
+  });
+
+  it('keeps identity and name when a minifier renames the classes (two classes both named `e`)', () => {
+    // What a minifier emits: anonymous-looking class names, the same short name in two modules.
+    const minifiedA = { e: class extends OrgError {} }.e;
+    const minifiedB = { e: class extends ProviderError {} }.e;
+    expect(minifiedA.name).toBe(minifiedB.name);
+    brandError(minifiedA, 'ToolkitSetupError');
+    brandError(minifiedB, 'ToolkitProviderError');
+    const a = new minifiedA('setup', { message: 'a' });
+    const b = new minifiedB({ provider: 'x', message: 'b' });
+    expect(a.name).toBe('ToolkitSetupError');
+    expect(b.name).toBe('ToolkitProviderError');
+    expect(minifiedA.isInstance(a)).toBe(true);
+    expect(minifiedA.isInstance(b)).toBe(false);
+    expect(minifiedB.isInstance(a)).toBe(false);
+    expect(ProviderError.isInstance(b)).toBe(true);
+    expect(JSON.stringify(a)).toContain('"name":"ToolkitSetupError"');
+  });
+
+  it('answers false for a subclass that was never branded, and refuses a brand that is not a name', () => {
+    class Unbranded extends RateLimitError {}
+    expect(Unbranded.isInstance(new Unbranded({ provider: 'x', message: 'm' }))).toBe(false);
+    expect(RateLimitError.isInstance(new Unbranded({ provider: 'x', message: 'm' }))).toBe(true);
+    class Named extends OrgError {}
+    expect(() => brandError(Named, '')).toThrow(TypeError);
+    expect(() => brandError(Named, 'not a name')).toThrow(/public name/);
   });
 
   it('keeps the cause and the fields a caller acts on', () => {

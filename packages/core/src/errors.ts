@@ -33,6 +33,15 @@ export interface OrgErrorOptions {
 
 const markerFor = (name: string): symbol => Symbol.for(`org.error.${name}`);
 
+/** Where `brandError` keeps a class's error name: an own static property, so a subclass never reads its parent's. */
+const ERROR_NAME: unique symbol = Symbol('org.error.name');
+type Branded = { [ERROR_NAME]?: string };
+
+/** The name a class was branded with, or `undefined` when it was not branded itself. */
+function brandedName(errorClass: unknown): string | undefined {
+  return Object.hasOwn(errorClass as object, ERROR_NAME) ? (errorClass as Branded)[ERROR_NAME] : undefined;
+}
+
 type ErrorClass<T> = abstract new (...args: never[]) => T;
 
 /**
@@ -64,17 +73,20 @@ export class OrgError extends Error {
       redactSecrets(options.message),
       options.cause === undefined ? undefined : { cause: redactCause(options.cause) },
     );
-    this.name = new.target.name;
+    // The branded name, not `new.target.name`: a minifier renames classes, and the name is what logs show.
+    this.name = brandedName(new.target) ?? new.target.name;
     this.code = code;
     this.retryable = options.retryable ?? false;
   }
 
   /** True when `error` is this class or a subclass of it, from any copy of this package. */
   static isInstance<T>(this: ErrorClass<T>, error: unknown): error is T {
+    const name = brandedName(this);
     return (
+      name !== undefined &&
       typeof error === 'object' &&
       error !== null &&
-      (error as Record<symbol, unknown>)[markerFor(this.name)] === true
+      (error as Record<symbol, unknown>)[markerFor(name)] === true
     );
   }
 
@@ -90,16 +102,23 @@ export class OrgError extends Error {
 
 /**
  * Brands a class with its marker. Every error class in the family, including those of other packages, calls
- * this once right after its declaration; without it `isInstance` answers false.
+ * this once right after its declaration, with the class's public name; without it `isInstance` answers false.
+ * The name is given explicitly because a minifier renames classes: identity and `error.name` must not depend on
+ * `class.name`. The marker is `Symbol.for('org.error.' + name)`, so names are unique across the whole family:
+ * prefix a provider's own errors (`MistralStreamError`), never reuse another package's name.
  *
  * @example
  * export class UnknownToolError extends OrgError { ... }
- * brandError(UnknownToolError);
+ * brandError(UnknownToolError, 'UnknownToolError');
  */
-export function brandError(errorClass: abstract new (...args: never[]) => OrgError): void {
-  Object.defineProperty(errorClass.prototype, markerFor(errorClass.name), { value: true });
+export function brandError(errorClass: abstract new (...args: never[]) => OrgError, name: string): void {
+  if (typeof name !== 'string' || !/^[A-Za-z_$][\w$]*$/.test(name)) {
+    throw new TypeError(`brandError needs the error's public name (an identifier); got ${String(name)}.`);
+  }
+  Object.defineProperty(errorClass, ERROR_NAME, { value: name });
+  Object.defineProperty(errorClass.prototype, markerFor(name), { value: true });
 }
-brandError(OrgError);
+brandError(OrgError, 'OrgError');
 
 // ---------------------------------------------------------------------------------------------------------------
 // Tool choice and contract errors
@@ -129,7 +148,7 @@ export class InvalidToolChoiceError extends OrgError {
     this.suggestion = options.suggestion;
   }
 }
-brandError(InvalidToolChoiceError);
+brandError(InvalidToolChoiceError, 'InvalidToolChoiceError');
 
 /** The model or provider cannot honour a tool-choice mode, and no emulation was allowed. */
 export class UnsupportedToolChoiceError extends OrgError {
@@ -157,7 +176,7 @@ export class UnsupportedToolChoiceError extends OrgError {
     this.mode = options.mode;
   }
 }
-brandError(UnsupportedToolChoiceError);
+brandError(UnsupportedToolChoiceError, 'UnsupportedToolChoiceError');
 
 /** A model implements a different `specificationVersion` of the `LanguageModel` contract than this core. */
 export class UnsupportedSpecificationVersionError extends OrgError {
@@ -177,7 +196,7 @@ export class UnsupportedSpecificationVersionError extends OrgError {
     this.provider = options.provider;
   }
 }
-brandError(UnsupportedSpecificationVersionError);
+brandError(UnsupportedSpecificationVersionError, 'UnsupportedSpecificationVersionError');
 
 /** A conversation history that no provider would accept (a tool call without exactly one result, ...). */
 export class InvalidMessageHistoryError extends OrgError {
@@ -192,7 +211,7 @@ export class InvalidMessageHistoryError extends OrgError {
     this.toolCallId = options.toolCallId;
   }
 }
-brandError(InvalidMessageHistoryError);
+brandError(InvalidMessageHistoryError, 'InvalidMessageHistoryError');
 
 /**
  * A tool call whose arguments were cut off (a `length` / `max_tokens` stop, or a stream that ended mid-call).
@@ -225,7 +244,7 @@ export class IncompleteToolCallError extends OrgError {
     this.finishReason = options.finishReason;
   }
 }
-brandError(IncompleteToolCallError);
+brandError(IncompleteToolCallError, 'IncompleteToolCallError');
 
 // ---------------------------------------------------------------------------------------------------------------
 // Provider errors
@@ -261,7 +280,7 @@ export class ProviderError extends OrgError {
     this.requestId = options.requestId;
   }
 }
-brandError(ProviderError);
+brandError(ProviderError, 'ProviderError');
 
 /** 429 / throttling. `retryAfterMs` is the wait the provider asked for, when it said. */
 export class RateLimitError extends ProviderError {
@@ -272,7 +291,7 @@ export class RateLimitError extends ProviderError {
     this.retryAfterMs = options.retryAfterMs;
   }
 }
-brandError(RateLimitError);
+brandError(RateLimitError, 'RateLimitError');
 
 /** 401 / 403: a missing, wrong or unauthorised credential. Never retryable. */
 export class AuthenticationError extends ProviderError {
@@ -280,7 +299,7 @@ export class AuthenticationError extends ProviderError {
     super({ ...options, retryable: false }, 'authentication_failed');
   }
 }
-brandError(AuthenticationError);
+brandError(AuthenticationError, 'AuthenticationError');
 
 /** 400 / 404 / 422: the provider rejected the request; the message is the provider's own. */
 export class InvalidRequestError extends ProviderError {
@@ -288,7 +307,7 @@ export class InvalidRequestError extends ProviderError {
     super({ ...options, retryable: false }, 'invalid_request');
   }
 }
-brandError(InvalidRequestError);
+brandError(InvalidRequestError, 'InvalidRequestError');
 
 /** The prompt (history + tools) does not fit the model's context window. */
 export class ContextLengthExceededError extends ProviderError {
@@ -296,7 +315,7 @@ export class ContextLengthExceededError extends ProviderError {
     super({ ...options, retryable: false }, 'context_length_exceeded');
   }
 }
-brandError(ContextLengthExceededError);
+brandError(ContextLengthExceededError, 'ContextLengthExceededError');
 
 /** 5xx, 529 overloaded, connection failures: the provider could not answer now. Retryable. */
 export class ProviderUnavailableError extends ProviderError {
@@ -304,7 +323,7 @@ export class ProviderUnavailableError extends ProviderError {
     super({ retryable: true, ...options }, 'provider_unavailable');
   }
 }
-brandError(ProviderUnavailableError);
+brandError(ProviderUnavailableError, 'ProviderUnavailableError');
 
 /** A stream that broke after it started. Carries what arrived; incomplete tool calls are never surfaced. */
 export class StreamInterruptedError extends ProviderError {
@@ -316,7 +335,7 @@ export class StreamInterruptedError extends ProviderError {
     this.partialText = options.partialText;
   }
 }
-brandError(StreamInterruptedError);
+brandError(StreamInterruptedError, 'StreamInterruptedError');
 
 // ---------------------------------------------------------------------------------------------------------------
 // Execution errors
@@ -337,7 +356,7 @@ export class TimeoutError extends OrgError {
     this.operation = options.operation;
   }
 }
-brandError(TimeoutError);
+brandError(TimeoutError, 'TimeoutError');
 
 /** An operation was cancelled through its `AbortSignal`. The signal's reason is the `cause`. */
 export class AbortedError extends OrgError {
@@ -348,7 +367,7 @@ export class AbortedError extends OrgError {
     this.operation = options.operation;
   }
 }
-brandError(AbortedError);
+brandError(AbortedError, 'AbortedError');
 
 /** An input exceeded a configured limit; checked before any recursive walk or scheduling. */
 export class LimitExceededError extends OrgError {
@@ -369,7 +388,7 @@ export class LimitExceededError extends OrgError {
     this.actual = options.actual;
   }
 }
-brandError(LimitExceededError);
+brandError(LimitExceededError, 'LimitExceededError');
 
 /**
  * Turns whatever was thrown (an `Error`, a string, `undefined`, an object whose getters throw) into a message,

@@ -23,4 +23,4 @@ export class PlanOptionsError extends OrgError {
     this.value = options.value;
   }
 }
-brandError(PlanOptionsError);
+brandError(PlanOptionsError, 'PlanOptionsError');

@@ -31,4 +31,4 @@ export class PlanValidationError extends OrgError {
     this.problems = problems;
   }
 }
-brandError(PlanValidationError);
+brandError(PlanValidationError, 'PlanValidationError');

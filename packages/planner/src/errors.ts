@@ -26,7 +26,7 @@ export class InvalidAgentOptionsError extends OrgError {
     this.option = options.option;
   }
 }
-brandError(InvalidAgentOptionsError);
+brandError(InvalidAgentOptionsError, 'InvalidAgentOptionsError');
 
 /**
  * A ReAct model's answer could not be read as a decision, after every retry. Carries the last text and the
@@ -55,7 +55,7 @@ export class DecisionExtractionError extends OrgError {
     this.reason = options.reason;
   }
 }
-brandError(DecisionExtractionError);
+brandError(DecisionExtractionError, 'DecisionExtractionError');
 
 /**
  * The model repeated the same call (same tool, same arguments) more often than the loop guard allows.
@@ -83,7 +83,7 @@ export class ToolCallLoopError extends OrgError {
     this.count = options.count;
   }
 }
-brandError(ToolCallLoopError);
+brandError(ToolCallLoopError, 'ToolCallLoopError');
 
 /**
  * A resume whose state or approval decisions do not match the paused run.
@@ -102,4 +102,4 @@ export class InvalidResumeStateError extends OrgError {
     this.missingDecisions = options.missingDecisions ?? [];
   }
 }
-brandError(InvalidResumeStateError);
+brandError(InvalidResumeStateError, 'InvalidResumeStateError');

@@ -16,4 +16,4 @@ export class InvalidProviderOptionsError extends OrgError {
     this.option = options.option;
   }
 }
-brandError(InvalidProviderOptionsError);
+brandError(InvalidProviderOptionsError, 'InvalidProviderOptionsError');

@@ -44,4 +44,4 @@ export class MalformedStreamError extends StreamInterruptedError {
     this.reason = options.reason;
   }
 }
-brandError(MalformedStreamError);
+brandError(MalformedStreamError, 'MalformedStreamError');

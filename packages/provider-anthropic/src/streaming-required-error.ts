@@ -28,4 +28,4 @@ export class StreamingRequiredError extends OrgError {
     this.maxOutputTokens = options.maxOutputTokens;
   }
 }
-brandError(StreamingRequiredError);
+brandError(StreamingRequiredError, 'StreamingRequiredError');

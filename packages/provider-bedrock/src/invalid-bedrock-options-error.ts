@@ -33,7 +33,7 @@ export class InvalidBedrockOptionsError extends OrgError {
     this.suggestion = suggestion;
   }
 }
-brandError(InvalidBedrockOptionsError);
+brandError(InvalidBedrockOptionsError, 'InvalidBedrockOptionsError');
 
 function describe(value: unknown): string {
   try {

@@ -35,7 +35,7 @@ export class ScriptExhaustedError extends OrgError {
     this.lastMessageRole = options.lastMessageRole;
   }
 }
-brandError(ScriptExhaustedError);
+brandError(ScriptExhaustedError, 'ScriptExhaustedError');
 
 /**
  * A scripted turn contradicts the request it answers: tool calls under tool choice `none`, no tool call under
@@ -57,7 +57,7 @@ export class ScriptMismatchError extends OrgError {
     this.mismatch = options.mismatch;
   }
 }
-brandError(ScriptMismatchError);
+brandError(ScriptMismatchError, 'ScriptMismatchError');
 
 /**
  * A script, a turn or a latency profile is malformed (a tool call without a name, a negative latency, ...).
@@ -75,7 +75,7 @@ export class InvalidScriptError extends OrgError {
     this.path = options.path;
   }
 }
-brandError(InvalidScriptError);
+brandError(InvalidScriptError, 'InvalidScriptError');
 
 /**
  * A clock was asked to sleep for a negative, infinite or non-numeric duration.
@@ -93,4 +93,4 @@ export class InvalidDurationError extends OrgError {
     this.durationMs = durationMs;
   }
 }
-brandError(InvalidDurationError);
+brandError(InvalidDurationError, 'InvalidDurationError');

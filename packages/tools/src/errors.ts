@@ -36,7 +36,7 @@ export class InvalidToolNameError extends OrgError {
     this.toolName = options.toolName;
   }
 }
-brandError(InvalidToolNameError);
+brandError(InvalidToolNameError, 'InvalidToolNameError');
 
 /** A tool definition with a missing or malformed field (empty description, a negative timeout, ...). */
 export class InvalidToolDefinitionError extends OrgError {
@@ -52,7 +52,7 @@ export class InvalidToolDefinitionError extends OrgError {
     this.field = options.field;
   }
 }
-brandError(InvalidToolDefinitionError);
+brandError(InvalidToolDefinitionError, 'InvalidToolDefinitionError');
 
 /** A schema that cannot be used: not an object at its root, an unknown type name, or not representable for a target. */
 export class InvalidToolSchemaError extends OrgError {
@@ -81,7 +81,7 @@ export class InvalidToolSchemaError extends OrgError {
     this.target = options.target;
   }
 }
-brandError(InvalidToolSchemaError);
+brandError(InvalidToolSchemaError, 'InvalidToolSchemaError');
 
 /** A regex `pattern` that may backtrack catastrophically (nested or overlapping quantifiers), refused at definition. */
 export class UnsafePatternError extends OrgError {
@@ -101,7 +101,7 @@ export class UnsafePatternError extends OrgError {
     this.toolName = options.toolName;
   }
 }
-brandError(UnsafePatternError);
+brandError(UnsafePatternError, 'UnsafePatternError');
 
 /** Two tools with the same name in one registry. */
 export class DuplicateToolError extends OrgError {
@@ -114,7 +114,7 @@ export class DuplicateToolError extends OrgError {
     this.toolName = options.toolName;
   }
 }
-brandError(DuplicateToolError);
+brandError(DuplicateToolError, 'DuplicateToolError');
 
 /** A call to a tool that is not registered. Lists the available tools and the closest name. */
 export class UnknownToolError extends OrgError {
@@ -144,7 +144,7 @@ export class UnknownToolError extends OrgError {
     this.suggestion = options.suggestion;
   }
 }
-brandError(UnknownToolError);
+brandError(UnknownToolError, 'UnknownToolError');
 
 /** Argument text that is not JSON, even after the safe repairs, or whose top level is not an object. */
 export class MalformedToolArgumentsError extends OrgError {
@@ -174,7 +174,7 @@ export class MalformedToolArgumentsError extends OrgError {
     this.toolCallId = options.toolCallId;
   }
 }
-brandError(MalformedToolArgumentsError);
+brandError(MalformedToolArgumentsError, 'MalformedToolArgumentsError');
 
 /** One failing field of a tool call. */
 export interface ToolArgumentIssue {
@@ -216,7 +216,7 @@ export class InvalidToolArgumentsError extends OrgError {
     this.issues = options.issues;
   }
 }
-brandError(InvalidToolArgumentsError);
+brandError(InvalidToolArgumentsError, 'InvalidToolArgumentsError');
 
 /** A tool description (config-only tool, YAML or JSON list) that cannot be turned into a tool. */
 export class InvalidToolDescriptionError extends OrgError {
@@ -231,7 +231,7 @@ export class InvalidToolDescriptionError extends OrgError {
     this.path = options.path;
   }
 }
-brandError(InvalidToolDescriptionError);
+brandError(InvalidToolDescriptionError, 'InvalidToolDescriptionError');
 
 /** An artifact with a malformed url, sha256, size or mime type. */
 export class InvalidArtifactError extends OrgError {
@@ -242,7 +242,7 @@ export class InvalidArtifactError extends OrgError {
     this.field = options.field;
   }
 }
-brandError(InvalidArtifactError);
+brandError(InvalidArtifactError, 'InvalidArtifactError');
 
 /**
  * An option passed to a function of this package that it cannot honour, e.g. `executeAction`'s `timeoutMs` of `-1`,
@@ -262,4 +262,4 @@ export class InvalidToolOptionError extends OrgError {
     this.option = options.option;
   }
 }
-brandError(InvalidToolOptionError);
+brandError(InvalidToolOptionError, 'InvalidToolOptionError');
