@@ -76,6 +76,11 @@ export interface ToolCallProgressEvent extends EventBase {
 /** A plan step was dispatched. */
 export interface PlanStepStartedEvent extends EventBase {
   readonly type: 'plan-step-started';
+  /**
+   * Which plan the step belongs to, so the steps of two plans (which may share step ids) can be told apart: the
+   * `execute_tool_plan` call's id when the plan runs as a tool, `executePlan`'s `planId` option otherwise.
+   */
+  readonly planId?: string;
   readonly stepId: string;
   readonly toolName: string;
 }
@@ -83,6 +88,8 @@ export interface PlanStepStartedEvent extends EventBase {
 /** A plan step reached its final state. */
 export interface PlanStepFinishedEvent extends EventBase {
   readonly type: 'plan-step-finished';
+  /** Which plan the step belongs to (see `PlanStepStartedEvent.planId`). */
+  readonly planId?: string;
   readonly stepId: string;
   readonly toolName: string;
   readonly status: ObservationStatus;

@@ -49,7 +49,11 @@ describe('createToolPlanTool', () => {
       results: { m: 'Paris: 21 C' },
     });
     expect(results[0]?.steps.map((step) => step.status)).toEqual(['success', 'success']);
-    expect(events.filter((event) => event.type === 'plan-step-finished')).toHaveLength(2);
+    const finished = events.filter((event) => event.type === 'plan-step-finished');
+    expect(finished.map((event) => [event.planId, event.stepId])).toEqual([
+      ['call_1', 'w'],
+      ['call_1', 'm'],
+    ]);
   });
 
   it('fails the call with every problem listed when the plan is invalid, running nothing', async () => {

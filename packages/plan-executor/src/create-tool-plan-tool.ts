@@ -8,7 +8,8 @@ import type { PlanResult } from './plan-result.js';
 import type { StepRunner } from './step-runner.js';
 
 /** Options of {@link createToolPlanTool}. */
-export interface ToolPlanToolOptions extends Omit<ExecutePlanOptions, 'signal' | 'actionIdPrefix'> {
+export interface ToolPlanToolOptions
+  extends Omit<ExecutePlanOptions, 'signal' | 'actionIdPrefix' | 'planId'> {
   /** The tools plan steps may call (the plan tool itself is never one of them). */
   readonly tools: ToolRegistry;
   /** Receives the full result of each plan, with raw outputs, before it is summarised for the model. */
@@ -95,6 +96,7 @@ export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
         onEvent,
         signal: context.signal,
         actionIdPrefix: `${context.toolCallId}/`,
+        planId: context.toolCallId,
       });
       onPlanResult?.(result, context.toolCallId);
       return formatPlanResult(result);

@@ -42,6 +42,11 @@ export interface ExecutePlanOptions {
   /** Prefix of each step's action id (the id is `prefix + stepId`), e.g. the plan tool call's id and a `/`. */
   readonly actionIdPrefix?: string;
   /**
+   * Names the plan in its `plan-step-*` events (`planId`), so the steps of two plans running at once can be told
+   * apart. `execute_tool_plan` uses its call's id.
+   */
+  readonly planId?: string;
+  /**
    * Decides a step whose tool needs approval (`needsApproval`). A plan cannot pause for a human mid-run, so without
    * this option such a step is `blocked` (code `approval_required`) and the model is told to call the tool
    * directly, where the agent loop asks for approval. Return `true` to run the step.
@@ -150,6 +155,7 @@ class PlanRun {
     private readonly actionIdPrefix: string,
     private readonly externalSignal: AbortSignal | undefined,
     private readonly approveStep: ExecutePlanOptions['approveStep'],
+    private readonly planId: string | undefined,
   ) {
     const count = graph.steps.length;
     this.count = count;
@@ -259,6 +265,7 @@ class PlanRun {
       this.emit({
         type: 'plan-step-started',
         timestamp: startedAt,
+        ...(this.planId === undefined ? {} : { planId: this.planId }),
         stepId: planStep.id,
         toolName: planStep.tool,
       });
@@ -513,6 +520,7 @@ class PlanRun {
       this.emit({
         type: 'plan-step-finished',
         timestamp: finishedAt,
+        ...(this.planId === undefined ? {} : { planId: this.planId }),
         stepId: planStep.id,
         toolName: planStep.tool,
         status,
@@ -636,6 +644,7 @@ export function executePlan(plan: unknown, options: ExecutePlanOptions): Promise
       options.actionIdPrefix ?? '',
       options.signal,
       options.approveStep,
+      options.planId,
     );
   } catch (error) {
     return Promise.reject(error);

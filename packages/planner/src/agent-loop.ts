@@ -176,7 +176,11 @@ export async function executeRun(
     deliver(event);
     // The plan tool reports its steps as progress; surface them as the plan-step events they are, so a listener
     // sees plan steps start and finish without knowing which tool runs plans.
-    if (event.type === 'tool-call-progress' && isPlanStepEvent(event.progress)) deliver(event.progress);
+    if (event.type === 'tool-call-progress' && isPlanStepEvent(event.progress)) {
+      // A plan tool that does not name its plans is named by its call's id.
+      const planEvent = event.progress;
+      deliver(planEvent.planId === undefined ? { ...planEvent, planId: event.actionId } : planEvent);
+    }
   };
   const resume = options.resume;
   const runId = resume?.state.runId ?? options.runId ?? `run_${++runCounter}`;

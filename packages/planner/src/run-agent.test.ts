@@ -557,6 +557,37 @@ describe('runAgent: hooks', () => {
   });
 });
 
+describe('runAgent: plan mode events', () => {
+  it('names the plan of every step event, so two plans in one turn with the same step ids stay apart', async () => {
+    const weather = weatherTools();
+    const tools = ToolRegistry.compose(weather, new ToolRegistry([createToolPlanTool({ tools: weather })]));
+    const plan = (city: string) => ({
+      toolName: 'execute_tool_plan',
+      arguments: { steps: [{ id: 'w', tool: 'get_weather', arguments: { city } }] },
+    });
+    const events: RunEvent[] = [];
+    await runAgent({
+      model: createScriptedModel({
+        script: [{ toolCalls: [plan('Paris'), plan('Rome')] }, { text: 'done' }],
+      }),
+      tools,
+      task: TASK,
+      onEvent: (event) => events.push(event),
+    });
+    const stepEvents = events.flatMap((event) =>
+      event.type === 'plan-step-started' || event.type === 'plan-step-finished'
+        ? [`${event.type}:${event.planId}:${event.stepId}`]
+        : [],
+    );
+    expect(stepEvents.sort()).toEqual([
+      'plan-step-finished:call_0_0:w',
+      'plan-step-finished:call_0_1:w',
+      'plan-step-started:call_0_0:w',
+      'plan-step-started:call_0_1:w',
+    ]);
+  });
+});
+
 describe('runAgent: inputs', () => {
   it('accepts the policy as `policy`, and refuses both policy and toolChoice', async () => {
     const model = createScriptedModel({ script: [{ toolCalls: [weatherCall('Paris')] }, { text: 'ok' }] });
