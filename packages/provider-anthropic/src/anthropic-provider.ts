@@ -17,7 +17,7 @@ import type { RetryOptions } from './retry-options.js';
  * `ANTHROPIC_API_KEY`, the rest from the SDK's defaults.
  *
  * @example
- * const options: AnthropicProviderOptions = { apiKey: process.env.MY_KEY, maxRetries: 3, retry: { maxWaitMs: 30_000 } };
+ * const options: AnthropicProviderOptions = { apiKey: process.env.MY_KEY, maxRetries: 3, retry: { maxRetryAfterMs: 30_000 } };
  * const provider = createAnthropic(options);
  */
 export interface AnthropicProviderOptions {
@@ -72,6 +72,13 @@ export interface AnthropicProvider {
   languageModel(modelId: string, settings?: AnthropicModelSettings): AnthropicLanguageModel;
 }
 
+const RETRY_OPTION_KEYS: ReadonlySet<string> = new Set([
+  'maxRetryAfterMs',
+  'initialDelayMs',
+  'maxDelayMs',
+  'sleep',
+]);
+
 const CLIENT_CONFLICTS = ['apiKey', 'baseURL', 'timeout', 'headers', 'clientOptions'] as const;
 
 /**
@@ -121,7 +128,7 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
     // Resolved at the first request: with a ready client, its own maxRetries is the default budget.
     retry ??= resolveRetryOptions({
       maxRetries: options.maxRetries ?? client?.maxRetries,
-      maxRetryAfterMs: options.retry?.maxWaitMs,
+      maxRetryAfterMs: options.retry?.maxRetryAfterMs,
       initialDelayMs: options.retry?.initialDelayMs,
       maxDelayMs: options.retry?.maxDelayMs,
       sleep: options.retry?.sleep,
@@ -197,8 +204,17 @@ function validateOptions(options: AnthropicProviderOptions): void {
   }
   if (options.maxRetries !== undefined) assertNonNegativeInteger('maxRetries', options.maxRetries);
   if (options.timeout !== undefined) assertPositiveInteger('timeout', options.timeout);
-  if (options.retry?.maxWaitMs !== undefined)
-    assertNonNegativeInteger('retry.maxWaitMs', options.retry.maxWaitMs);
+  if (options.retry !== undefined) {
+    const unknown = Object.keys(options.retry).filter((key) => !RETRY_OPTION_KEYS.has(key));
+    if (unknown.length > 0) {
+      throw new InvalidProviderOptionsError({
+        option: `retry.${unknown[0]}`,
+        message: `retry has no option ${unknown.map((key) => `'${key}'`).join(', ')}; it takes ${[...RETRY_OPTION_KEYS].map((key) => `'${key}'`).join(', ')} (the retry count is the top-level 'maxRetries').`,
+      });
+    }
+  }
+  if (options.retry?.maxRetryAfterMs !== undefined)
+    assertNonNegativeInteger('retry.maxRetryAfterMs', options.retry.maxRetryAfterMs);
   if (options.retry?.initialDelayMs !== undefined) {
     assertNonNegativeInteger('retry.initialDelayMs', options.retry.initialDelayMs);
   }

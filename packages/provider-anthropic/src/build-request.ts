@@ -23,8 +23,25 @@ export interface BuiltRequest {
 }
 
 /**
+ * Body fields the adapter owns: a provider option setting one would be overridden or would break the request (a
+ * `stream: true` under `generate()`, tools without the pairing check).
+ */
+const RESERVED: ReadonlySet<string> = new Set([
+  'model',
+  'messages',
+  'system',
+  'tools',
+  'tool_choice',
+  'max_tokens',
+  'stop_sequences',
+  'stream',
+]);
+
+/**
  * Builds the Messages API body for a core request: converted history and system prompt, tools and tool choice,
- * `max_tokens`, stop sequences, and `providerOptions.anthropic` passed through (the fields the adapter sets win).
+ * `max_tokens`, stop sequences, and `providerOptions.anthropic` passed through. A provider option that sets a field
+ * the adapter builds from the request is refused (`InvalidRequestError`, `providerCode: 'reserved_provider_option'`)
+ * rather than silently overridden, as in `@org/provider-openai`.
  * `temperature` is not sent: API version 2026-10-21, which `@anthropic-ai/sdk` 1.x speaks, rejects sampling
  * parameters with a 400; leaving it out is reported as `setting-ignored`.
  */
@@ -68,6 +85,14 @@ export function buildRequest(options: {
   if (tools.systemInstruction !== undefined) system.push({ type: 'text', text: tools.systemInstruction });
 
   const passthrough = request.providerOptions?.anthropic ?? {};
+  const clashing = Object.keys(passthrough).filter((key) => RESERVED.has(key));
+  if (clashing.length > 0) {
+    throw new InvalidRequestError({
+      provider: 'anthropic',
+      message: `providerOptions.anthropic may not set ${clashing.map((key) => `'${key}'`).join(', ')}: the adapter builds ${clashing.length === 1 ? 'it' : 'them'} from the request (messages, system messages, tools, toolChoice, maxOutputTokens, stopSequences, stream()). Use those request fields instead.`,
+      providerCode: 'reserved_provider_option',
+    });
+  }
   const body: MessageCreateParamsBase = {
     ...(passthrough as Partial<MessageCreateParamsBase>),
     model: modelId,

@@ -613,7 +613,7 @@ describe('request settings', () => {
       messages: [{ role: 'user', content: 'x' }],
       stopSequences: ['END'],
       temperature: 0.2,
-      providerOptions: { anthropic: { metadata: { user_id: 'u-1' }, max_tokens: 1 } },
+      providerOptions: { anthropic: { metadata: { user_id: 'u-1' } } },
     });
     const body = lastBody();
     expect(body.stop_sequences).toEqual(['END']);
@@ -626,6 +626,25 @@ describe('request settings', () => {
   });
 });
 
+describe('request provider options', () => {
+  it('refuses a provider option that sets a field the adapter builds, naming every one, before any request', async () => {
+    const model = testProvider(server)('m');
+    const request = {
+      messages: [{ role: 'user' as const, content: 'x' }],
+      providerOptions: {
+        anthropic: { max_tokens: 1, tools: [], stream: true, metadata: { user_id: 'u-1' } },
+      },
+    };
+    for (const attempt of [() => model.generate(request), () => collectStream(model.stream(request))]) {
+      const error = await attempt().catch((caught: unknown) => caught);
+      expect(InvalidRequestError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ code: 'invalid_request', providerCode: 'reserved_provider_option' });
+      expect((error as Error).message).toContain("'max_tokens', 'tools', 'stream'");
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
 describe('provider options', () => {
   it('rejects contradictory or out-of-range options at once', () => {
     const attempts: [() => unknown, string][] = [
@@ -633,7 +652,8 @@ describe('provider options', () => {
       () => createAnthropic({ maxRetries: 1.5 }),
       () => createAnthropic({ timeout: 0 }),
       () => createAnthropic({ apiKey: '' }),
-      () => createAnthropic({ retry: { maxWaitMs: -3 } }),
+      () => createAnthropic({ retry: { maxRetryAfterMs: -3 } }),
+      () => createAnthropic({ retry: { maxWaitMs: 1000 } as never }),
       () => testProvider(server)(''),
       () => testProvider(server)('m', { maxOutputTokens: 0 }),
       () =>
