@@ -149,6 +149,10 @@ export interface AgentOptions {
   readonly injected?: Readonly<Record<string, unknown>>;
   /** Tool calls run at once. Default 8. */
   readonly maxConcurrency?: number;
+  /**
+   * Deadline of each tool call, in ms (see `executeAction`'s `timeoutMs`). In plan mode it bounds each step and the
+   * whole `execute_tool_plan` call alike.
+   */
   readonly toolTimeoutMs?: number;
   /** Bytes of each tool output the model sees. Default: the executor's (50 KB). */
   readonly outputBudgetBytes?: number;
