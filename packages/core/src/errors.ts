@@ -16,7 +16,8 @@ export type CoreErrorCode =
   | 'stream_interrupted'
   | 'timeout'
   | 'aborted'
-  | 'limit_exceeded';
+  | 'limit_exceeded'
+  | 'invalid_provider_options';
 
 /** Any error code: the core ones, autocompleted, or a code added by another package. */
 export type ErrorCode = CoreErrorCode | (string & {});
@@ -368,6 +369,30 @@ export class AbortedError extends OrgError {
   }
 }
 brandError(AbortedError, 'AbortedError');
+
+/**
+ * A provider factory (`createOpenAI`, `createAnthropic`, ...) or a model's settings were given an option that is
+ * unknown, out of range, or contradicts another (a ready `client` together with an `apiKey` it would ignore).
+ * Thrown at once, never at request time. Every provider adapter reports its options with this class or a subclass.
+ *
+ * @example
+ * try { createOpenAI({ maxRetries: -1 }) } catch (error) {
+ *   if (InvalidProviderOptionsError.isInstance(error)) console.error(error.option); // 'maxRetries'
+ * }
+ */
+export class InvalidProviderOptionsError extends OrgError {
+  /** The provider whose options these are, when known. */
+  readonly provider: string | undefined;
+  /** The option at fault, e.g. `maxRetries`, `retry.maxDelayMs` or `settings.maxOutputTokens`. */
+  readonly option: string;
+
+  constructor(options: { provider?: string; option: string; message: string }) {
+    super('invalid_provider_options', { message: options.message });
+    this.provider = options.provider;
+    this.option = options.option;
+  }
+}
+brandError(InvalidProviderOptionsError, 'InvalidProviderOptionsError');
 
 /** An input exceeded a configured limit; checked before any recursive walk or scheduling. */
 export class LimitExceededError extends OrgError {

@@ -12,6 +12,7 @@ export {
   errorMessageOf,
   IncompleteToolCallError,
   InvalidMessageHistoryError,
+  InvalidProviderOptionsError,
   InvalidRequestError,
   InvalidToolChoiceError,
   LimitExceededError,
@@ -90,6 +91,7 @@ export { redactCause, redactSecrets, redactSecretsDeep, registerSecret } from '.
 export {
   abortableSleep,
   backoffDelay,
+  checkRetryOptions,
   DEFAULT_RETRY_OPTIONS,
   type HeadersLike,
   parseRetryAfterMs,

@@ -4,7 +4,9 @@ import {
   AbortedError,
   abortableSleep,
   backoffDelay,
+  checkRetryOptions,
   DEFAULT_RETRY_OPTIONS,
+  InvalidProviderOptionsError,
   InvalidRequestError,
   OrgError,
   ProviderUnavailableError,
@@ -508,5 +510,48 @@ describe('withRetries', () => {
     }).catch((thrown: unknown) => thrown);
     expect(AbortedError.isInstance(error) && OrgError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ operation: 'test', cause: 'cancelled' });
+  });
+});
+
+describe('checkRetryOptions', () => {
+  it('accepts what it knows, and nothing at all', () => {
+    expect(() => checkRetryOptions(undefined)).not.toThrow();
+    expect(() =>
+      checkRetryOptions({
+        maxRetries: 0,
+        initialDelayMs: 1,
+        maxDelayMs: 2,
+        maxRetryAfterMs: 3,
+        sleep: async () => {},
+      }),
+    ).not.toThrow();
+    expect(() => checkRetryOptions({ maxRetries: undefined })).not.toThrow();
+  });
+
+  it.each([
+    [{ maxWaitMs: 10 }, 'retry.maxWaitMs', /has no option 'maxWaitMs'/],
+    [{ maxDelay: 10 }, 'retry.maxDelay', /did you mean 'maxDelayMs'/],
+    [{ maxRetries: -1 }, 'retry.maxRetries', /non-negative integer, got -1/],
+    [{ initialDelayMs: 1.5 }, 'retry.initialDelayMs', /non-negative integer/],
+    [{ maxDelayMs: '100' }, 'retry.maxDelayMs', /got "100"/],
+    [{ maxRetryAfterMs: Number.NaN }, 'retry.maxRetryAfterMs', /non-negative integer/],
+    [{ sleep: 5 }, 'retry.sleep', /must be a function/],
+    ['fast', 'retry', /must be an object/],
+  ])('refuses %j with a typed error naming the option', (retry, option, message) => {
+    let thrown: unknown;
+    try {
+      checkRetryOptions(retry, { provider: 'openai' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(InvalidProviderOptionsError.isInstance(thrown)).toBe(true);
+    expect(thrown).toMatchObject({ code: 'invalid_provider_options', provider: 'openai', option });
+    expect((thrown as Error).message).toMatch(message);
+  });
+
+  it('narrows the accepted keys for an adapter whose retry count is a top-level option', () => {
+    expect(() => checkRetryOptions({ maxRetries: 2 }, { keys: ['maxDelayMs'] })).toThrow(
+      /has no option 'maxRetries'/,
+    );
   });
 });

@@ -1,4 +1,5 @@
-import { AbortedError, OrgError, RateLimitError } from './errors.js';
+import { closestMatch } from './closest-match.js';
+import { AbortedError, InvalidProviderOptionsError, OrgError, RateLimitError } from './errors.js';
 
 /**
  * How a provider adapter retries a call that failed before its answer started. Adapters run their own retries
@@ -49,6 +50,54 @@ export const DEFAULT_RETRY_OPTIONS: Readonly<Omit<ResolvedRetryOptions, 'sleep'>
 });
 
 const NUMERIC_KEYS = ['maxRetries', 'initialDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const;
+
+/**
+ * Checks retry options as a user wrote them: every key known, every number a non-negative integer, `sleep` a
+ * function. Throws `InvalidProviderOptionsError` naming the option (`retry.maxDelayMs`), so a misspelt or renamed
+ * key is refused instead of silently ignored. `keys` narrows the accepted keys (an adapter whose retry count is a
+ * top-level option leaves out `maxRetries`).
+ *
+ * @example
+ * checkRetryOptions(options.retry, { provider: 'openai' }); // throws for { maxWaitMs: 10 }
+ */
+export function checkRetryOptions(
+  retry: unknown,
+  context: { provider?: string; option?: string; keys?: readonly (keyof RetryOptions)[] } = {},
+): void {
+  if (retry === undefined) return;
+  const option = context.option ?? 'retry';
+  const fail = (name: string, message: string): never => {
+    throw new InvalidProviderOptionsError({
+      ...(context.provider === undefined ? {} : { provider: context.provider }),
+      option: name,
+      message,
+    });
+  };
+  if (typeof retry !== 'object' || retry === null || Array.isArray(retry)) {
+    fail(option, `${option} must be an object of retry options.`);
+  }
+  const keys: readonly string[] = context.keys ?? [...NUMERIC_KEYS, 'sleep'];
+  const record = retry as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!keys.includes(key)) {
+      const suggestion = closestMatch(key, keys);
+      fail(
+        `${option}.${key}`,
+        `${option} has no option '${key}'${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}; it takes ${keys.map((name) => `'${name}'`).join(', ')}.`,
+      );
+    }
+    const value = record[key];
+    if (value === undefined) continue;
+    if (key === 'sleep') {
+      if (typeof value !== 'function') fail(`${option}.sleep`, `${option}.sleep must be a function.`);
+    } else if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+      fail(
+        `${option}.${key}`,
+        `${option}.${key} must be a non-negative integer, got ${JSON.stringify(value) ?? String(value)}.`,
+      );
+    }
+  }
+}
 
 /**
  * Fills in the defaults. Later layers override earlier ones field by field; a field left `undefined` keeps the

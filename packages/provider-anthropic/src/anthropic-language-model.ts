@@ -3,6 +3,7 @@ import type { Message } from '@anthropic-ai/sdk/resources/messages';
 import {
   AbortedError,
   errorMessageOf,
+  InvalidProviderOptionsError,
   type LanguageModel,
   type ModelCapabilities,
   type ModelRequest,
@@ -16,7 +17,6 @@ import {
   withRetries,
 } from '@org/core';
 import { type BuiltRequest, buildRequest } from './build-request.js';
-import { InvalidProviderOptionsError } from './invalid-provider-options-error.js';
 import { type ErrorContext, headersOf, mapAnthropicError } from './map-error.js';
 import { mapMessage } from './map-response.js';
 import { StreamAssembler, type StreamEvent } from './stream-assembler.js';
@@ -154,6 +154,7 @@ export class AnthropicLanguageModel implements LanguageModel {
       return this.#config.getClient();
     } catch (error) {
       throw new InvalidProviderOptionsError({
+        provider: 'anthropic',
         option: 'clientOptions',
         message: `The Anthropic SDK client could not be created: ${errorMessageOf(error)}`,
       });

@@ -1,5 +1,7 @@
 import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk';
 import {
+  checkRetryOptions,
+  InvalidProviderOptionsError,
   type ModelCapabilitiesOverride,
   mergeCapabilities,
   type ResolvedRetryOptions,
@@ -8,7 +10,6 @@ import {
 } from '@org/core';
 import { ANTHROPIC_CAPABILITIES } from './anthropic-capabilities.js';
 import { AnthropicLanguageModel } from './anthropic-language-model.js';
-import { InvalidProviderOptionsError } from './invalid-provider-options-error.js';
 import { redactingLogger } from './redacting-logger.js';
 import type { RetryOptions } from './retry-options.js';
 
@@ -139,6 +140,7 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
   const languageModel = (modelId: string, settings: AnthropicModelSettings = {}): AnthropicLanguageModel => {
     if (typeof modelId !== 'string' || modelId.trim() === '') {
       throw new InvalidProviderOptionsError({
+        provider: 'anthropic',
         option: 'modelId',
         message: `An Anthropic model id must be a non-empty string, e.g. 'claude-sonnet-5-5'; got ${JSON.stringify(modelId) ?? String(modelId)}.`,
       });
@@ -179,6 +181,7 @@ function hasOtherCredential(options: AnthropicProviderOptions): boolean {
 function validateOptions(options: AnthropicProviderOptions): void {
   if (options.apiKey !== undefined && hasOtherCredential(options)) {
     throw new InvalidProviderOptionsError({
+      provider: 'anthropic',
       option: 'apiKey',
       message:
         `createAnthropic got an apiKey and another credential in clientOptions ` +
@@ -189,6 +192,7 @@ function validateOptions(options: AnthropicProviderOptions): void {
     const conflicts = CLIENT_CONFLICTS.filter((key) => options[key] !== undefined);
     if (conflicts.length > 0) {
       throw new InvalidProviderOptionsError({
+        provider: 'anthropic',
         option: conflicts[0] ?? 'client',
         message:
           `createAnthropic got a ready client and ${conflicts.map((key) => `'${key}'`).join(', ')}, which would be ` +
@@ -198,33 +202,23 @@ function validateOptions(options: AnthropicProviderOptions): void {
   }
   if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || options.apiKey.trim() === '')) {
     throw new InvalidProviderOptionsError({
+      provider: 'anthropic',
       option: 'apiKey',
       message: `apiKey must be a non-empty string; leave it out to use ANTHROPIC_API_KEY.`,
     });
   }
   if (options.maxRetries !== undefined) assertNonNegativeInteger('maxRetries', options.maxRetries);
   if (options.timeout !== undefined) assertPositiveInteger('timeout', options.timeout);
-  if (options.retry !== undefined) {
-    const unknown = Object.keys(options.retry).filter((key) => !RETRY_OPTION_KEYS.has(key));
-    if (unknown.length > 0) {
-      throw new InvalidProviderOptionsError({
-        option: `retry.${unknown[0]}`,
-        message: `retry has no option ${unknown.map((key) => `'${key}'`).join(', ')}; it takes ${[...RETRY_OPTION_KEYS].map((key) => `'${key}'`).join(', ')} (the retry count is the top-level 'maxRetries').`,
-      });
-    }
-  }
-  if (options.retry?.maxRetryAfterMs !== undefined)
-    assertNonNegativeInteger('retry.maxRetryAfterMs', options.retry.maxRetryAfterMs);
-  if (options.retry?.initialDelayMs !== undefined) {
-    assertNonNegativeInteger('retry.initialDelayMs', options.retry.initialDelayMs);
-  }
-  if (options.retry?.maxDelayMs !== undefined)
-    assertNonNegativeInteger('retry.maxDelayMs', options.retry.maxDelayMs);
+  checkRetryOptions(options.retry, {
+    provider: 'anthropic',
+    keys: ['maxRetryAfterMs', 'initialDelayMs', 'maxDelayMs', 'sleep'],
+  });
 }
 
 function assertNonNegativeInteger(option: string, value: unknown): void {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
     throw new InvalidProviderOptionsError({
+      provider: 'anthropic',
       option,
       message: `${option} must be a non-negative integer, got ${JSON.stringify(value) ?? String(value)}.`,
     });
@@ -234,6 +228,7 @@ function assertNonNegativeInteger(option: string, value: unknown): void {
 function assertPositiveInteger(option: string, value: unknown): void {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
     throw new InvalidProviderOptionsError({
+      provider: 'anthropic',
       option,
       message: `${option} must be a positive integer, got ${JSON.stringify(value) ?? String(value)}.`,
     });

@@ -1,15 +1,14 @@
-import { brandError, closestMatch, OrgError } from '@org/core';
+import { brandError, closestMatch, InvalidProviderOptionsError } from '@org/core';
 
 /**
  * An option of `createBedrock`, of a model's settings, of `retry`, or of `providerOptions.bedrock` that is unknown
- * or has a wrong value. Names the option, what was given and what is accepted.
+ * or has a wrong value. Names the option, what was given and what is accepted. A subclass of `@org/core`'s
+ * `InvalidProviderOptionsError`, which every provider's option errors share.
  *
  * @example
  * if (InvalidBedrockOptionsError.isInstance(error)) console.error(error.option, error.accepted);
  */
-export class InvalidBedrockOptionsError extends OrgError {
-  /** The option concerned, e.g. `noneToolChoicePolicy` or `providerOptions.bedrock.topK`. */
-  readonly option: string;
+export class InvalidBedrockOptionsError extends InvalidProviderOptionsError {
   readonly value: unknown;
   /** The accepted values or keys, when they form a list. */
   readonly accepted: readonly string[];
@@ -22,12 +21,13 @@ export class InvalidBedrockOptionsError extends OrgError {
       typeof options.value === 'string' && accepted.length > 0
         ? closestMatch(options.value, accepted)
         : undefined;
-    super('invalid_provider_options', {
+    super({
+      provider: 'bedrock',
+      option: options.option,
       message:
         `Invalid Bedrock option '${options.option}': got ${describe(options.value)}, expected ${options.expected}.` +
         (suggestion === undefined ? '' : ` Did you mean '${suggestion}'?`),
     });
-    this.option = options.option;
     this.value = options.value;
     this.accepted = accepted;
     this.suggestion = suggestion;

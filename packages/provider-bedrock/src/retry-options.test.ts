@@ -1,6 +1,7 @@
+import { InvalidProviderOptionsError } from '@org/core';
 import { describe, expect, it } from 'vitest';
 import { InvalidBedrockOptionsError } from './invalid-bedrock-options-error.js';
-import { resolveBedrockRetryOptions } from './retry-options.js';
+import { type RetryOptions, resolveBedrockRetryOptions } from './retry-options.js';
 
 describe('resolveBedrockRetryOptions', () => {
   it('defaults: 2 retries for a client the adapter creates, none for a supplied client', () => {
@@ -28,6 +29,7 @@ describe('resolveBedrockRetryOptions', () => {
       [{ initialDelayMs: 1.5 }, 'retry.initialDelayMs'],
       [{ maxDelayMs: Number.NaN }, 'retry.maxDelayMs'],
       [{ maxRetryAfterMs: '10' as unknown as number }, 'retry.maxRetryAfterMs'],
+      [{ maxWaitMs: 10 } as RetryOptions, 'retry.maxWaitMs'],
     ] as const) {
       let thrown: unknown;
       try {
@@ -36,7 +38,9 @@ describe('resolveBedrockRetryOptions', () => {
         thrown = error;
       }
       expect(InvalidBedrockOptionsError.isInstance(thrown)).toBe(true);
-      expect(thrown).toMatchObject({ option });
+      // Every provider's option errors share @org/core's class.
+      expect(InvalidProviderOptionsError.isInstance(thrown)).toBe(true);
+      expect(thrown).toMatchObject({ option, provider: 'bedrock', code: 'invalid_provider_options' });
     }
   });
 });

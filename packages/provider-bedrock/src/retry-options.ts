@@ -16,6 +16,14 @@ import { InvalidBedrockOptionsError } from './invalid-bedrock-options-error.js';
  */
 export type RetryOptions = CoreRetryOptions;
 
+const RETRY_KEYS: readonly string[] = [
+  'maxRetries',
+  'initialDelayMs',
+  'maxDelayMs',
+  'maxRetryAfterMs',
+  'sleep',
+];
+
 /**
  * The retry options of one model: the defaults, then the provider's options, then the model's, field by field;
  * every number checked.
@@ -28,6 +36,26 @@ export function resolveBedrockRetryOptions(
   modelOptions: RetryOptions | undefined,
   context: { clientSupplied: boolean },
 ): ResolvedRetryOptions {
+  for (const layer of [providerOptions, modelOptions]) {
+    if (layer === undefined) continue;
+    if (typeof layer !== 'object' || layer === null) {
+      throw new InvalidBedrockOptionsError({
+        option: 'retry',
+        value: layer,
+        expected: 'an object of retry options',
+      });
+    }
+    // resolveRetryOptions reads only the keys it knows: a misspelt one would be silently ignored.
+    for (const key of Object.keys(layer)) {
+      if (!RETRY_KEYS.includes(key)) {
+        throw new InvalidBedrockOptionsError({
+          option: `retry.${key}`,
+          value: (layer as Record<string, unknown>)[key],
+          expected: `no such option: retry takes ${RETRY_KEYS.map((name) => `'${name}'`).join(', ')}`,
+        });
+      }
+    }
+  }
   const resolved = resolveRetryOptions(
     { maxRetries: context.clientSupplied ? 0 : 2 },
     providerOptions,

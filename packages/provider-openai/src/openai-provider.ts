@@ -1,5 +1,7 @@
 import {
   AuthenticationError,
+  checkRetryOptions,
+  InvalidProviderOptionsError,
   type LanguageModel,
   type ModelCapabilities,
   type ModelCapabilitiesOverride,
@@ -91,6 +93,7 @@ export const OPENAI_DEFAULT_CAPABILITIES: ModelCapabilities = Object.freeze({
  * const qwen = local('qwen2.5-7b-instruct', { api: 'chat', capabilities: { toolChoice: { required: 'emulated' }, strictSchemas: false } });
  */
 export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvider {
+  validateOptions(options);
   const provider = options.name ?? 'openai';
   registerSecret(options.apiKey ?? process.env.OPENAI_API_KEY);
   if (options.client) registerSecret(options.client.apiKey);
@@ -122,8 +125,9 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
     return client;
   };
 
-  const create = (modelId: string, settings: OpenAIModelSettings = {}): LanguageModel =>
-    new OpenAILanguageModel({
+  const create = (modelId: string, settings: OpenAIModelSettings = {}): LanguageModel => {
+    validateModel(provider, modelId, settings);
+    return new OpenAILanguageModel({
       provider,
       modelId,
       api: settings.api ?? 'responses',
@@ -134,6 +138,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
       maxTokensParameter: settings.maxTokensParameter ?? 'max_completion_tokens',
       streamUsage: settings.streamUsage ?? true,
     });
+  };
 
   const providerFunction = (modelId: string, settings?: OpenAIModelSettings): LanguageModel =>
     create(modelId, settings);
@@ -154,3 +159,88 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
  * const model = openai('gpt-4.1-mini', { api: 'chat' });
  */
 export const openai: OpenAIProvider = createOpenAI();
+
+/** Options a ready client already carries: given beside it, they would be silently ignored. */
+const CLIENT_CONFLICTS = ['apiKey', 'baseURL', 'organization', 'project', 'timeout', 'headers'] as const;
+
+/** Checks `createOpenAI`'s options at once: a bad value fails here, with the option named, never at request time. */
+function validateOptions(options: OpenAIProviderOptions): void {
+  const provider = typeof options.name === 'string' && options.name !== '' ? options.name : 'openai';
+  const fail = (option: string, message: string): never => {
+    throw new InvalidProviderOptionsError({ provider, option, message });
+  };
+  if (typeof options !== 'object' || options === null)
+    fail('options', 'createOpenAI takes an options object.');
+  if (options.name !== undefined && (typeof options.name !== 'string' || options.name.trim() === '')) {
+    fail('name', 'name must be a non-empty string (the provider name models and errors report).');
+  }
+  if (options.client !== undefined) {
+    const conflicts = CLIENT_CONFLICTS.filter((key) => options[key] !== undefined);
+    if (conflicts.length > 0) {
+      fail(
+        conflicts[0] ?? 'client',
+        `createOpenAI got a ready client and ${conflicts.map((key) => `'${key}'`).join(', ')}, which would be ` +
+          `ignored: configure the client itself, or leave out 'client' and let the provider create one.`,
+      );
+    }
+  }
+  if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || options.apiKey.trim() === '')) {
+    fail('apiKey', 'apiKey must be a non-empty string; leave it out to use OPENAI_API_KEY.');
+  }
+  if (options.baseURL !== undefined && !isHttpUrl(options.baseURL)) {
+    fail(
+      'baseURL',
+      `baseURL must be an absolute http(s) URL, e.g. http://localhost:1234/v1; got ${JSON.stringify(options.baseURL) ?? String(options.baseURL)}.`,
+    );
+  }
+  const integer = (option: 'maxRetries' | 'timeout', minimum: number): void => {
+    const value: unknown = options[option];
+    if (value === undefined) return;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < minimum) {
+      fail(
+        option,
+        `${option} must be ${minimum === 0 ? 'a non-negative' : 'a positive'} integer${option === 'timeout' ? ' of milliseconds' : ''}, got ${JSON.stringify(value) ?? String(value)}.`,
+      );
+    }
+  };
+  integer('maxRetries', 0);
+  integer('timeout', 1);
+  checkRetryOptions(options.retry, { provider });
+}
+
+const APIS: readonly string[] = ['responses', 'chat'];
+const MAX_TOKENS_PARAMETERS: readonly string[] = ['max_completion_tokens', 'max_tokens'];
+
+/** Checks a model id and its settings when the model is created. */
+function validateModel(provider: string, modelId: unknown, settings: OpenAIModelSettings): void {
+  const fail = (option: string, message: string): never => {
+    throw new InvalidProviderOptionsError({ provider, option, message });
+  };
+  if (typeof modelId !== 'string' || modelId.trim() === '')
+    fail('modelId', 'The model id must be a non-empty string.');
+  if (settings.api !== undefined && !APIS.includes(settings.api)) {
+    fail('settings.api', `settings.api must be 'responses' or 'chat', got ${JSON.stringify(settings.api)}.`);
+  }
+  if (
+    settings.maxTokensParameter !== undefined &&
+    !MAX_TOKENS_PARAMETERS.includes(settings.maxTokensParameter)
+  ) {
+    fail(
+      'settings.maxTokensParameter',
+      `settings.maxTokensParameter must be 'max_completion_tokens' or 'max_tokens', got ${JSON.stringify(settings.maxTokensParameter)}.`,
+    );
+  }
+  if (settings.streamUsage !== undefined && typeof settings.streamUsage !== 'boolean') {
+    fail('settings.streamUsage', 'settings.streamUsage must be a boolean.');
+  }
+}
+
+function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

@@ -1,6 +1,7 @@
 import {
   collectStream,
   InvalidMessageHistoryError,
+  InvalidProviderOptionsError,
   InvalidRequestError,
   type Message,
   type ModelRequest,
@@ -532,6 +533,45 @@ describe('createOpenAI', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('refuses bad or contradictory options at once, with the option named, before any request', () => {
+    const client = new OpenAI({ apiKey: 'sk-ready-client-key', baseURL: 'http://127.0.0.1:9/v1' });
+    const attempts: [() => unknown, string][] = [
+      [() => createOpenAI({ client, apiKey: 'sk-other-key-0000' }), 'apiKey'],
+      [() => createOpenAI({ client, baseURL: 'http://127.0.0.1:9/v1' }), 'baseURL'],
+      [() => createOpenAI({ apiKey: '' }), 'apiKey'],
+      [() => createOpenAI({ baseURL: 'localhost:1234' }), 'baseURL'],
+      [() => createOpenAI({ maxRetries: -1 }), 'maxRetries'],
+      [() => createOpenAI({ maxRetries: 1.5 }), 'maxRetries'],
+      [() => createOpenAI({ timeout: 0 }), 'timeout'],
+      [() => createOpenAI({ retry: { maxWaitMs: 1000 } as never }), 'retry.maxWaitMs'],
+      [() => createOpenAI({ retry: { maxDelayMs: -5 } }), 'retry.maxDelayMs'],
+      [() => createOpenAI({ name: '' }), 'name'],
+      [() => createOpenAI({ apiKey: 'sk-test-key-0000' })(''), 'modelId'],
+      [
+        () => createOpenAI({ apiKey: 'sk-test-key-0000' })('gpt-test', { api: 'completions' as never }),
+        'settings.api',
+      ],
+      [
+        () =>
+          createOpenAI({ apiKey: 'sk-test-key-0000' }).chat('gpt-test', {
+            maxTokensParameter: 'max' as never,
+          }),
+        'settings.maxTokensParameter',
+      ],
+    ];
+    for (const [attempt, option] of attempts) {
+      let thrown: unknown;
+      try {
+        attempt();
+      } catch (error) {
+        thrown = error;
+      }
+      expect(InvalidProviderOptionsError.isInstance(thrown), option).toBe(true);
+      expect(thrown).toMatchObject({ code: 'invalid_provider_options', provider: 'openai', option });
+    }
+    expect(() => createOpenAI({ client, maxRetries: 0, retry: { maxRetryAfterMs: 1000 } })).not.toThrow();
   });
 
   it('without a key: importing works, the first call fails with AuthenticationError', async () => {
