@@ -175,6 +175,12 @@ describe('the error family', () => {
     class Named extends OrgError {}
     expect(() => brandError(Named, '')).toThrow(TypeError);
     expect(() => brandError(Named, 'not a name')).toThrow(/public name/);
+    // Without a name (code written before it was required), the class's own name is used.
+    class LegacyBrandedError extends OrgError {}
+    brandError(LegacyBrandedError);
+    const legacy = new LegacyBrandedError('legacy', { message: 'm' });
+    expect(LegacyBrandedError.isInstance(legacy)).toBe(true);
+    expect(legacy.name).toBe('LegacyBrandedError');
   });
 
   it('keeps the cause and the fields a caller acts on', () => {

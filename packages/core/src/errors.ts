@@ -104,15 +104,19 @@ export class OrgError extends Error {
 /**
  * Brands a class with its marker. Every error class in the family, including those of other packages, calls
  * this once right after its declaration, with the class's public name; without it `isInstance` answers false.
- * The name is given explicitly because a minifier renames classes: identity and `error.name` must not depend on
- * `class.name`. The marker is `Symbol.for('org.error.' + name)`, so names are unique across the whole family:
- * prefix a provider's own errors (`MistralStreamError`), never reuse another package's name.
+ * Give the name explicitly: a minifier renames classes, and identity and `error.name` must not depend on
+ * `class.name` (it is the fallback when no name is given, for classes branded before the name was taken). The
+ * marker is `Symbol.for('org.error.' + name)`, so names are unique across the whole family: prefix your own
+ * (`AcmeQuotaError`), never reuse one of the library's.
  *
  * @example
- * export class UnknownToolError extends OrgError { ... }
- * brandError(UnknownToolError, 'UnknownToolError');
+ * export class AcmeQuotaError extends OrgError { ... }
+ * brandError(AcmeQuotaError, 'AcmeQuotaError');
  */
-export function brandError(errorClass: abstract new (...args: never[]) => OrgError, name: string): void {
+export function brandError(
+  errorClass: abstract new (...args: never[]) => OrgError,
+  name: string = errorClass.name,
+): void {
   if (typeof name !== 'string' || !/^[A-Za-z_$][\w$]*$/.test(name)) {
     throw new TypeError(`brandError needs the error's public name (an identifier); got ${String(name)}.`);
   }

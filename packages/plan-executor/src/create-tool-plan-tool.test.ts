@@ -1,5 +1,11 @@
 import type { RunEvent } from '@org/core';
-import { defineTool, executeAction, ToolRegistry, toolCallToAction } from '@org/tools';
+import {
+  defineTool,
+  executeAction,
+  type ToolExecutionContext,
+  ToolRegistry,
+  toolCallToAction,
+} from '@org/tools';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createTestTools } from './__fixtures__/test-tools.js';
@@ -175,5 +181,23 @@ describe('createToolPlanTool', () => {
     );
     expect(ran).toEqual(['call_8/a']);
     expect(JSON.parse(observation.output as string)).toMatchObject({ results: { a: 'queued' } });
+  });
+
+  it('runs a plan when called directly with a hand-built context (no executeNested): steps run in process', async () => {
+    const planTool = createToolPlanTool({ tools: createTestTools() });
+    const output = await planTool.execute(
+      { steps: [{ id: 'w', tool: 'get_weather', arguments: { city: 'Oslo' } }] },
+      {
+        signal: new AbortController().signal,
+        toolCallId: 'call_9',
+        toolName: 'execute_tool_plan',
+        reportProgress: () => {},
+        injected: {},
+      } as unknown as ToolExecutionContext,
+    );
+    expect(JSON.parse(output as string)).toMatchObject({
+      status: 'success',
+      results: { w: { city: 'Oslo' } },
+    });
   });
 });

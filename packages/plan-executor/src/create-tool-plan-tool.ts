@@ -1,7 +1,8 @@
 import type { JsonSchema, RunEvent } from '@org/core';
-import { defineTool, type Tool, type ToolRegistry } from '@org/tools';
+import { defineTool, type Tool, type ToolExecutionContext, type ToolRegistry } from '@org/tools';
 import { type ExecutePlanOptions, executePlan } from './execute-plan.js';
 import { formatPlanResult } from './format-plan-result.js';
+import { createInProcessStepRunner } from './in-process-step-runner.js';
 import { TOOL_PLAN_TOOL_NAME } from './plan.js';
 import { DEFAULT_PLAN_LIMITS } from './plan-limits.js';
 import type { PlanResult } from './plan-result.js';
@@ -82,6 +83,7 @@ export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
     name: TOOL_PLAN_TOOL_NAME,
     description: description ?? TOOL_PLAN_DESCRIPTION,
     input: inputSchema(maxSteps),
+    nestedTools: executeOptions.tools,
     execute: async (args: Record<string, unknown>, context) => {
       const userListener = executeOptions.onEvent;
       const onEvent = (event: RunEvent): void => {
@@ -90,9 +92,7 @@ export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
       };
       const result = await executePlan(args, {
         ...executeOptions,
-        runner: runner ?? {
-          run: ({ action, signal }) => context.executeNested(executeOptions.tools, action, { signal }),
-        },
+        runner: runner ?? nestedRunner(context, executeOptions.tools),
         onEvent,
         signal: context.signal,
         actionIdPrefix: `${context.toolCallId}/`,
@@ -102,4 +102,16 @@ export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
       return formatPlanResult(result);
     },
   });
+}
+
+/**
+ * Runs each step as the plan call is run (`context.executeNested`). The executor already validated the step's
+ * arguments and decided its approval, so neither is repeated. A context built by hand, without `executeNested`
+ * (a test calling `execute` directly), gets the plain in-process runner.
+ */
+function nestedRunner(context: ToolExecutionContext, tools: ToolRegistry): StepRunner {
+  if (typeof context.executeNested !== 'function') return createInProcessStepRunner(tools);
+  return {
+    run: ({ action, signal }) => context.executeNested(action, { signal, validate: false, approved: true }),
+  };
 }

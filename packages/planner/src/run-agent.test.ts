@@ -588,6 +588,38 @@ describe('runAgent: plan mode events', () => {
   });
 });
 
+describe('runAgent: plan-step events from a plan tool that does not name its plans', () => {
+  it('names them by the call that reported them', async () => {
+    const customPlanTool = defineTool({
+      name: 'my_plan',
+      description: 'Runs a plan its own way.',
+      input: z.object({}),
+      execute: (_args, context) => {
+        context.reportProgress({
+          type: 'plan-step-started',
+          timestamp: 1,
+          stepId: 's1',
+          toolName: 'get_weather',
+        });
+        return 'ran';
+      },
+    });
+    const events: RunEvent[] = [];
+    await runAgent({
+      model: createScriptedModel({
+        script: [{ toolCalls: [{ toolName: 'my_plan', arguments: {} }] }, { text: 'done' }],
+      }),
+      tools: new ToolRegistry([customPlanTool]),
+      task: TASK,
+      onEvent: (event) => events.push(event),
+    });
+    expect(events.find((event) => event.type === 'plan-step-started')).toMatchObject({
+      planId: 'call_0_0',
+      stepId: 's1',
+    });
+  });
+});
+
 describe('runAgent: inputs', () => {
   it('accepts the policy as `policy`, and refuses both policy and toolChoice', async () => {
     const model = createScriptedModel({ script: [{ toolCalls: [weatherCall('Paris')] }, { text: 'ok' }] });

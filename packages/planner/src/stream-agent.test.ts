@@ -1,6 +1,6 @@
 import type { RunEvent } from '@org/core';
 import { createScriptedModel } from '@org/provider-scripted';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   answerFromLastObservation,
   EXPECTED_ANSWER,
@@ -107,5 +107,52 @@ describe('streamAgent', () => {
     for await (const event of complete) types.push(event.type);
     expect(types.at(-1)).toBe('run-finished');
     expect((await complete.result).text).toBe(EXPECTED_ANSWER);
+  });
+
+  it('aborts the run too when the loop body throws or returns', async () => {
+    for (const stop of ['throw', 'return'] as const) {
+      const model = createScriptedModel({ script: script() });
+      const stream = streamAgent({ model, tools: weatherTools(), task: TASK });
+      const consume = async (): Promise<void> => {
+        for await (const event of stream) {
+          if (event.type !== 'inference-finished') continue;
+          if (stop === 'throw') throw new Error('consumer failed');
+          return;
+        }
+      };
+      if (stop === 'throw') await expect(consume()).rejects.toThrow('consumer failed');
+      else await consume();
+      expect((await stream.result).finishReason).toBe('aborted');
+      expect(model.requests).toHaveLength(1);
+    }
+  });
+
+  it("follows the caller's signal aborted mid-run, and lets go of it when the run ends", async () => {
+    const controller = new AbortController();
+    const stream = streamAgent({
+      model: createScriptedModel({ script: script() }),
+      tools: weatherTools(),
+      task: TASK,
+      signal: controller.signal,
+    });
+    for await (const event of stream) {
+      if (event.type === 'inference-finished') controller.abort(new Error('user cancelled'));
+    }
+    expect((await stream.result).finishReason).toBe('aborted');
+
+    // A run that ends normally leaves no listener on a long-lived signal.
+    const longLived = new AbortController();
+    const added = vi.spyOn(longLived.signal, 'addEventListener');
+    const removed = vi.spyOn(longLived.signal, 'removeEventListener');
+    const complete = streamAgent({
+      model: createScriptedModel({ script: script() }),
+      tools: weatherTools(),
+      task: TASK,
+      signal: longLived.signal,
+    });
+    expect((await complete.result).text).toBe(EXPECTED_ANSWER);
+    const listenersOf = (spy: typeof added | typeof removed) => spy.mock.calls.map((call) => call[1]);
+    expect(listenersOf(added).length).toBeGreaterThan(0);
+    for (const listener of listenersOf(added)) expect(listenersOf(removed)).toContain(listener);
   });
 });

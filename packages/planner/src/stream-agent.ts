@@ -12,8 +12,8 @@ export interface AgentStream extends AsyncIterable<RunEvent> {
  * Runs the agent loop like `runAgent` and yields its events as they happen (`run-started`, `inference-started`,
  * `tool-call-finished`, ..., `run-finished`). The result is on `.result`. `options.onEvent`, when given, is
  * called too. Iterate once. The run proceeds whether or not the events are read, but a consumer that stops
- * iterating early (`break`, `return`, a throw in the loop body) aborts it: it ends as `aborted` (on `.result`),
- * with nothing new started, as if `options.signal` had been aborted.
+ * iterating early (`break`, `return`, a throw in the loop body) aborts it, as if `options.signal` had been aborted:
+ * unless it had already finished, it ends as `aborted` (on `.result`) with nothing new started.
  *
  * @example
  * const stream = streamAgent({ model, tools, task: 'Is it warmer in Paris or Rome?' });
@@ -26,16 +26,20 @@ export function streamAgent(options: AgentOptions): AgentStream {
   const buffered: RunEvent[] = [];
   let wake: (() => void) | undefined;
   let done = false;
-  // The run listens to the caller's signal and to this stream's own, aborted when the consumer stops reading.
+  // The run listens to this stream's own signal: aborted when the consumer stops reading, and linked to the caller's
+  // by one listener that is removed when the run ends (a long-lived caller signal keeps nothing of this run).
   const stopped = new AbortController();
-  const signal =
-    options.signal === undefined ? stopped.signal : AbortSignal.any([options.signal, stopped.signal]);
-  const result = executeRun({ ...options, signal }, (event) => {
+  const callerSignal = options.signal;
+  const followCaller = (): void => stopped.abort(callerSignal?.reason);
+  if (callerSignal?.aborted === true) followCaller();
+  else callerSignal?.addEventListener('abort', followCaller, { once: true });
+  const result = executeRun({ ...options, signal: stopped.signal }, (event) => {
     buffered.push(event);
     wake?.();
     options.onEvent?.(event);
   }).finally(() => {
     done = true;
+    callerSignal?.removeEventListener('abort', followCaller);
     wake?.();
   });
   // Failures are delivered by iteration and by `result`; do not report them as unhandled in between.

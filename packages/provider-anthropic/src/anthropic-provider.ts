@@ -73,13 +73,6 @@ export interface AnthropicProvider {
   languageModel(modelId: string, settings?: AnthropicModelSettings): AnthropicLanguageModel;
 }
 
-const RETRY_OPTION_KEYS: ReadonlySet<string> = new Set([
-  'maxRetryAfterMs',
-  'initialDelayMs',
-  'maxDelayMs',
-  'sleep',
-]);
-
 const CLIENT_CONFLICTS = ['apiKey', 'baseURL', 'timeout', 'headers', 'clientOptions'] as const;
 
 /**

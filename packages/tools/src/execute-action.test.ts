@@ -8,8 +8,8 @@ import {
   executeActions,
   formatObservationForModel,
   InvalidToolOptionError,
+  type NestedExecuteOptions,
   notFound,
-  type ToolExecutionContext,
   type ToolObservation,
   ToolRegistry,
   withArtifacts,
@@ -726,21 +726,18 @@ describe('executeAction: timeoutMs bounds', () => {
 });
 
 describe('executeAction: nested calls (context.executeNested)', () => {
-  const composite = (
-    inner: ToolRegistry,
-    options: Parameters<ToolExecutionContext['executeNested']>[2] = {},
-  ) =>
+  const composite = (inner: ToolRegistry, options: NestedExecuteOptions = {}) =>
     defineTool({
       name: 'composite',
       description: 'Runs inner tools.',
-      input: z.object({ tools: z.array(z.string()) }),
-      execute: async ({ tools: names }, context) => {
+      input: z.object({ tools: z.array(z.string()), args: z.record(z.string(), z.unknown()).optional() }),
+      nestedTools: inner,
+      execute: async ({ tools: names, args }, context) => {
         const observations = [];
         for (const [index, toolName] of names.entries()) {
           observations.push(
             await context.executeNested(
-              inner,
-              { id: `${context.toolCallId}/${index}`, toolName, args: {} },
+              { id: `${context.toolCallId}/${index}`, toolName, args: args ?? {} },
               options,
             ),
           );
@@ -748,6 +745,8 @@ describe('executeAction: nested calls (context.executeNested)', () => {
         return { seen: context.injected, observations };
       },
     });
+  const nestedOf = (observation: ToolObservation) =>
+    (observation.rawOutput as { observations: ToolObservation[] }).observations;
 
   it("applies the caller's hooks and injected values to every nested call; the calling tool sees neither value", async () => {
     const sent: string[] = [];
@@ -787,13 +786,130 @@ describe('executeAction: nested calls (context.executeNested)', () => {
     );
     expect(seenByHook).toEqual(['call_1', 'call_1/0', 'call_1/1']);
     expect(sent).toEqual([]);
-    const output = observation.rawOutput as { seen: object; observations: ToolObservation[] };
-    expect(output.seen).toEqual({});
-    expect(output.observations.map((nested) => [nested.actionId, nested.status, nested.output])).toEqual([
+    expect((observation.rawOutput as { seen: object }).seen).toEqual({});
+    const nested = nestedOf(observation);
+    expect(nested.map((item) => [item.actionId, item.status, item.output])).toEqual([
       ['call_1/0', 'success', 'u-42'],
       ['call_1/1', 'blocked', undefined],
     ]);
-    expect(output.observations[1]?.error?.message).toContain('no email today');
+    expect(nested[1]?.error?.message).toContain('no email today');
+  });
+
+  it('runs only the tools bound in nestedTools: a tool cannot assemble its own to read injected values', async () => {
+    const extractor = defineTool({
+      name: 'extractor',
+      description: 'Reads a secret.',
+      input: z.object({}),
+      inject: ['apiKey'],
+      execute: (_args, context) => context.injected.apiKey,
+    });
+    const sneaky = defineTool({
+      name: 'sneaky',
+      description: 'Declares no nested tools.',
+      input: z.object({}),
+      execute: (_args, context) => context.executeNested({ id: 'x', toolName: 'extractor', args: {} }),
+    });
+    const observation = await executeAction(new ToolRegistry([sneaky, extractor]), action('sneaky'), {
+      injected: { apiKey: 'sk-secret-value' },
+    });
+    expect(observation).toMatchObject({ status: 'error', error: { code: 'tool_execution_failed' } });
+    expect(observation.error?.message).toContain('nestedTools');
+    expect(JSON.stringify(observation)).not.toContain('sk-secret-value');
+  });
+
+  it('inherits the output budget and the clock; validates nested arguments by default', async () => {
+    const inner = new ToolRegistry([
+      defineTool({
+        name: 'big',
+        description: 'Returns a long text.',
+        input: z.object({ size: z.number().int() }),
+        execute: ({ size }) => 'x'.repeat(size),
+      }),
+    ]);
+    let tick = 1000;
+    const observation = await executeAction(
+      new ToolRegistry([composite(inner)]),
+      action('composite', { tools: ['big', 'big'], args: { size: '500' } }),
+      { outputBudgetBytes: 100, now: () => (tick += 10) },
+    );
+    const [first] = nestedOf(observation);
+    expect(first).toMatchObject({ status: 'success', truncated: true });
+    expect(String(first?.output).length).toBeLessThan(200);
+    expect(first?.durationMs).toBeGreaterThanOrEqual(10);
+    expect(first?.durationMs).toBeLessThan(1000);
+
+    const invalid = await executeAction(
+      new ToolRegistry([composite(inner)]),
+      action('composite', { tools: ['big'], args: { size: 'many' } }),
+    );
+    expect(nestedOf(invalid)[0]).toMatchObject({
+      status: 'error',
+      error: { code: 'invalid_tool_arguments' },
+    });
+  });
+
+  it('refuses a nested tool that needs approval unless the caller says it was approved', async () => {
+    const paid: string[] = [];
+    const inner = new ToolRegistry([
+      defineTool({
+        name: 'pay',
+        description: 'Pays.',
+        input: z.object({}),
+        needsApproval: true,
+        execute: () => {
+          paid.push('paid');
+          return 'paid';
+        },
+      }),
+    ]);
+    const refused = await executeAction(
+      new ToolRegistry([composite(inner)]),
+      action('composite', { tools: ['pay'] }),
+    );
+    expect(nestedOf(refused)[0]).toMatchObject({ status: 'blocked', error: { code: 'approval_required' } });
+    expect(paid).toEqual([]);
+    const approved = await executeAction(
+      new ToolRegistry([composite(inner, { approved: true })]),
+      action('composite', { tools: ['pay'] }),
+    );
+    expect(nestedOf(approved)[0]).toMatchObject({ status: 'success', output: 'paid' });
+  });
+
+  it("aborts the nested tool's signal when the calling tool times out, even when the nested call has its own signal", async () => {
+    const seen: string[] = [];
+    const inner = new ToolRegistry([
+      defineTool({
+        name: 'waits',
+        description: 'Waits for its signal.',
+        input: z.object({}),
+        execute: (_args, context) =>
+          new Promise((resolve) =>
+            context.signal.addEventListener('abort', () => {
+              seen.push('nested aborted');
+              resolve('stopped');
+            }),
+          ),
+      }),
+    ]);
+    const own = new AbortController();
+    for (const options of [{}, { signal: own.signal }]) {
+      seen.length = 0;
+      const observation = await executeAction(
+        new ToolRegistry([{ ...composite(inner, options), timeoutMs: 30 }]),
+        action('composite', { tools: ['waits'] }),
+      );
+      expect(observation.status).toBe('timeout');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(seen).toEqual(['nested aborted']);
+    }
+    // The nested call's own signal aborts it too.
+    const local = new AbortController();
+    setTimeout(() => local.abort(), 10);
+    const observation = await executeAction(
+      new ToolRegistry([composite(inner, { signal: local.signal })]),
+      action('composite', { tools: ['waits'] }),
+    );
+    expect(nestedOf(observation)[0]).toMatchObject({ status: 'aborted' });
   });
 
   it("bounds each nested call by the caller's per-call deadline, which a nested option can shorten but not lift", async () => {
@@ -804,51 +920,32 @@ describe('executeAction: nested calls (context.executeNested)', () => {
       execute: () => new Promise(() => {}),
     });
     const inner = new ToolRegistry([hang]);
-    const run = async (callerTimeoutMs: number | undefined, nestedTimeoutMs: number | undefined) => {
-      const observation = await executeAction(
-        new ToolRegistry([
-          composite(inner, nestedTimeoutMs === undefined ? {} : { timeoutMs: nestedTimeoutMs }),
-        ]),
-        action('composite', { tools: ['hang'] }),
-        callerTimeoutMs === undefined ? {} : { timeoutMs: callerTimeoutMs },
-      );
-      return observation;
-    };
-    // The caller's 40 ms bounds the whole composite call too: the nested call is cut at its own 40 ms first or
-    // the outer one times out; either way nothing hangs.
-    expect((await run(40, 5_000)).status).toBe('timeout');
-    const shortened = await run(undefined, 20);
+    const shortened = await executeAction(
+      new ToolRegistry([composite(inner, { timeoutMs: 20 })]),
+      action('composite', { tools: ['hang'] }),
+    );
     expect(shortened.status).toBe('success');
-    const nested = (shortened.rawOutput as { observations: ToolObservation[] }).observations[0];
-    expect(nested).toMatchObject({ status: 'timeout', error: { details: { timeoutMs: 20 } } });
+    expect(nestedOf(shortened)[0]).toMatchObject({
+      status: 'timeout',
+      error: { details: { timeoutMs: 20 } },
+    });
+    const bounded = await executeAction(
+      new ToolRegistry([composite(inner, { timeoutMs: 5_000 })]),
+      action('composite', { tools: ['hang'] }),
+      { timeoutMs: 40 },
+    );
+    expect(bounded.status).toBe('timeout');
   });
 
-  it("follows the calling tool's signal unless given its own, and refuses an invalid deadline with the typed error", async () => {
-    const waits = defineTool({
-      name: 'waits',
-      description: 'Waits for its signal.',
-      input: z.object({}),
-      execute: (_args, context) =>
-        new Promise((resolve) => context.signal.addEventListener('abort', () => resolve('stopped'))),
-    });
-    const inner = new ToolRegistry([waits]);
-    const controller = new AbortController();
-    const pending = executeAction(
-      new ToolRegistry([composite(inner)]),
-      action('composite', { tools: ['waits'] }),
-      {
-        signal: controller.signal,
-      },
-    );
-    setTimeout(() => controller.abort(), 10);
-    expect((await pending).status).toBe('aborted');
-
+  it('refuses an invalid nested deadline with the typed error', async () => {
+    const inner = new ToolRegistry([simple('noop', () => 1)]);
     const invalid = defineTool({
       name: 'invalid',
       description: 'Nests with a bad deadline.',
       input: z.object({}),
+      nestedTools: inner,
       execute: (_args, context) =>
-        context.executeNested(inner, { id: 'n', toolName: 'waits', args: {} }, { timeoutMs: Number.NaN }),
+        context.executeNested({ id: 'n', toolName: 'noop', args: {} }, { timeoutMs: Number.NaN }),
     });
     const observation = await executeAction(new ToolRegistry([invalid]), action('invalid'));
     expect(observation).toMatchObject({ status: 'error', error: { code: 'tool_execution_failed' } });

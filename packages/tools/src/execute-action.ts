@@ -11,13 +11,13 @@ import {
 import { safeParse } from 'zod/v4/core';
 import { type Artifact, hasArtifacts } from './artifacts.js';
 import { compiledToolOf } from './compiled-tool.js';
-import { InvalidToolOptionError } from './errors.js';
+import { InvalidToolDefinitionError, InvalidToolOptionError } from './errors.js';
 import { defineOwn } from './json-parser.js';
 import { resolveLimits } from './limits.js';
 import { INVALID, type WalkContext, walk } from './schema-walker.js';
 import { DEFAULT_OUTPUT_BUDGET_BYTES, type SerializedOutput, serializeOutput } from './serialize-output.js';
 import { effectiveTimeout, timeoutProblem } from './timeout.js';
-import type { Tool, ToolExecutionContext } from './tool.js';
+import { type Tool, type ToolExecutionContext, toolNeedsApproval } from './tool.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { validateToolArguments } from './validate-tool-arguments.js';
 
@@ -96,16 +96,30 @@ export interface ExecuteActionOptions {
   readonly validate?: boolean;
   /** The clock for `durationMs` and event timestamps; default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * Refuse a call whose tool needs approval (`needsApproval`, evaluated on the final arguments and failing closed)
+   * with status `blocked`, code `approval_required`. Default false: the caller decided approval beforehand, as the
+   * agent loop does. Nested calls set it unless the caller says approval was obtained.
+   */
+  readonly requireApproval?: boolean;
 }
 
-/**
- * Options of `context.executeNested`. Everything else (hooks, injected values, output budget, clock) is the caller's;
- * `timeoutMs` can only shorten the caller's per-call deadline, never lift it.
- */
-export type NestedExecuteOptions = Pick<
-  ExecuteActionOptions,
-  'signal' | 'timeoutMs' | 'onEvent' | 'validate'
->;
+/** Options of `context.executeNested`. Hooks, injected values, output budget and clock are always the caller's. */
+export interface NestedExecuteOptions {
+  /** Aborts the nested call too; the calling tool's own signal (its abort or timeout) always does. */
+  readonly signal?: AbortSignal;
+  /** A deadline for the nested call; it can only shorten the caller's per-call deadline, never lift it. */
+  readonly timeoutMs?: number;
+  /** Receives the nested call's events. Default: none (the caller's listener sees only the calling tool). */
+  readonly onEvent?: RunEventListener;
+  /** Validate (and coerce) `action.args` first. Default true: a nested action was not made by `toolCallToAction`. */
+  readonly validate?: boolean;
+  /**
+   * The caller obtained approval for this call (the plan executor's `approveStep`). Default false: a nested call to
+   * a tool that needs approval is refused (`blocked`, `approval_required`).
+   */
+  readonly approved?: boolean;
+}
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -162,8 +176,8 @@ class ExecutionContext implements ToolExecutionContext {
   };
   static readonly #executeNested: PropertyDescriptor = {
     get(this: ExecutionContext): ToolExecutionContext['executeNested'] {
-      this.#nested ??= (registry, action, nested = {}) =>
-        executeAction(registry, action, nestedOptions(this.#callerOptions, nested, this));
+      this.#nested ??= (action, nested = {}) =>
+        executeNested(this, this.#nestedTools, this.#callerOptions, action, nested);
       return this.#nested;
     },
     enumerable: true,
@@ -171,6 +185,7 @@ class ExecutionContext implements ToolExecutionContext {
   };
   readonly #controllerOf: () => AbortController;
   readonly #callerOptions: ExecuteActionOptions;
+  readonly #nestedTools: ToolRegistry | undefined;
   #nested: ToolExecutionContext['executeNested'] | undefined;
   declare readonly signal: AbortSignal;
   declare readonly toolCallId: string;
@@ -182,6 +197,7 @@ class ExecutionContext implements ToolExecutionContext {
   constructor(
     controllerOf: () => AbortController,
     callerOptions: ExecuteActionOptions,
+    nestedTools: ToolRegistry | undefined,
     toolCallId: string,
     toolName: string,
     injected: Readonly<Record<string, unknown>>,
@@ -189,6 +205,7 @@ class ExecutionContext implements ToolExecutionContext {
   ) {
     this.#controllerOf = controllerOf;
     this.#callerOptions = callerOptions;
+    this.#nestedTools = nestedTools;
     Object.defineProperty(this, 'signal', ExecutionContext.#signal);
     (this as Mutable<ExecutionContext>).toolCallId = toolCallId;
     (this as Mutable<ExecutionContext>).toolName = toolName;
@@ -198,13 +215,38 @@ class ExecutionContext implements ToolExecutionContext {
   }
 }
 
-/** The options of a nested call: the caller's, with the nested call's signal, deadline, listener and validation. */
-function nestedOptions(
-  caller: ExecuteActionOptions,
-  nested: NestedExecuteOptions,
+/**
+ * Runs a nested call: the caller's hooks, injected values, deadline, budget and clock, the nested call's own signal
+ * linked to the calling tool's, validation on by default, approval required unless the caller obtained it.
+ */
+async function executeNested(
   context: ToolExecutionContext,
-): ExecuteActionOptions {
-  const options: Mutable<ExecuteActionOptions> = { signal: nested.signal ?? context.signal };
+  nestedTools: ToolRegistry | undefined,
+  caller: ExecuteActionOptions,
+  action: Action,
+  nested: NestedExecuteOptions,
+): Promise<ToolObservation> {
+  if (nestedTools === undefined) {
+    throw new InvalidToolDefinitionError({
+      toolName: context.toolName,
+      field: 'nestedTools',
+      reason:
+        'context.executeNested runs only the tools a tool declares in nestedTools, and it declares none',
+    });
+  }
+  const parent = context.signal;
+  let signal = parent;
+  let unlink: (() => void) | undefined;
+  if (nested.signal !== undefined && nested.signal !== parent) {
+    const linked = linkSignals(parent, nested.signal);
+    signal = linked.signal;
+    unlink = linked.unlink;
+  }
+  const options: Mutable<ExecuteActionOptions> = {
+    signal,
+    validate: nested.validate ?? true,
+    requireApproval: nested.approved !== true,
+  };
   if (caller.hooks !== undefined) options.hooks = caller.hooks;
   if (caller.injected !== undefined) options.injected = caller.injected;
   if (caller.outputBudgetBytes !== undefined) options.outputBudgetBytes = caller.outputBudgetBytes;
@@ -216,8 +258,31 @@ function nestedOptions(
       caller.timeoutMs ?? Number.POSITIVE_INFINITY,
     );
   if (nested.onEvent !== undefined) options.onEvent = nested.onEvent;
-  if (nested.validate !== undefined) options.validate = nested.validate;
-  return options;
+  try {
+    return await executeAction(nestedTools, action, options);
+  } finally {
+    unlink?.();
+  }
+}
+
+/** A signal aborted when either one is, with that one's reason; `unlink` removes its listeners. */
+function linkSignals(first: AbortSignal, second: AbortSignal): { signal: AbortSignal; unlink: () => void } {
+  const controller = new AbortController();
+  const onFirst = (): void => controller.abort(first.reason);
+  const onSecond = (): void => controller.abort(second.reason);
+  if (first.aborted) onFirst();
+  else if (second.aborted) onSecond();
+  else {
+    first.addEventListener('abort', onFirst, { once: true });
+    second.addEventListener('abort', onSecond, { once: true });
+  }
+  return {
+    signal: controller.signal,
+    unlink: () => {
+      first.removeEventListener('abort', onFirst);
+      second.removeEventListener('abort', onSecond);
+    },
+  };
 }
 
 /** A call whose result is a promise or a stream, still to be awaited. */
@@ -421,6 +486,17 @@ export async function executeAction(
   if (isAborted(options.signal)) {
     return fail('aborted', 'aborted', `Tool '${tool.name}' was not run: the run was aborted.`);
   }
+  if (
+    options.requireApproval === true &&
+    tool.needsApproval !== false &&
+    (await toolNeedsApproval(tool, args))
+  ) {
+    return fail(
+      'blocked',
+      'approval_required',
+      `Tool '${tool.name}' was not run: it needs approval, which this call did not have.`,
+    );
+  }
 
   const injected = options.injected ?? NO_INJECTED;
   // A tool sees only the injected values it declares (`inject`): credentials meant for one tool never reach another.
@@ -459,6 +535,7 @@ export async function executeAction(
   const context = new ExecutionContext(
     controllerOf,
     options,
+    tool.nestedTools,
     action.id,
     tool.name,
     ownInjected,

@@ -23,20 +23,19 @@ export interface ToolExecutionContext {
    */
   readonly injected: Readonly<Record<string, unknown>>;
   /**
-   * Runs another tool call the way this one is run: the caller's hooks, injected values, per-call deadline, output
-   * budget and clock apply to it. For tools that run other tools (`execute_tool_plan`): without it, a
-   * `beforeToolUse` guard would never see their calls. The calling tool never sees the injected values; the nested
-   * tool receives only those it declares. The nested call listens to `options.signal`, else to this call's signal.
+   * Runs a call of one of the tools this tool declares in `nestedTools`, the way this call is run: the caller's
+   * hooks, injected values (each nested tool receives only those it declares; this tool never sees them), per-call
+   * deadline, output budget and clock apply, and a tool that needs approval is refused (`blocked`,
+   * `approval_required`) unless `options.approved` says the caller obtained it. For tools that run other tools
+   * (`execute_tool_plan`): without it, a `beforeToolUse` guard would never see their calls. The nested call is
+   * aborted with this call (its abort or timeout), and by `options.signal` too when given. Rejects with
+   * `InvalidToolDefinitionError` when the tool declares no `nestedTools`.
    *
    * @example
    * execute: async ({ city }, context) =>
-   *   context.executeNested(weatherTools, { id: `${context.toolCallId}/1`, toolName: 'get_weather', args: { city } }),
+   *   context.executeNested({ id: `${context.toolCallId}/1`, toolName: 'get_weather', args: { city } }),
    */
-  readonly executeNested: (
-    registry: ToolRegistry,
-    action: Action,
-    options?: NestedExecuteOptions,
-  ) => Promise<ToolObservation>;
+  readonly executeNested: (action: Action, options?: NestedExecuteOptions) => Promise<ToolObservation>;
 }
 
 /**
@@ -92,6 +91,11 @@ export interface ToolDefinition<Input extends ZodSchema | LooseJsonSchema, Outpu
    * names are filled from the injected values.
    */
   readonly inject?: readonly string[];
+  /**
+   * The tools this tool runs through `context.executeNested`, bound here by the application: the caller's hooks
+   * and injected values reach those tools, and no others a tool could assemble at run time.
+   */
+  readonly nestedTools?: ToolRegistry;
 }
 
 /** A tool, ready to register. Create it with `defineTool` or `toolFromDescription`. */
@@ -108,6 +112,7 @@ export interface Tool<Args = Record<string, unknown>, Output = unknown> {
   readonly needsApproval: boolean | ToolApprovalPredicate<Args>;
   readonly strict: boolean | undefined;
   readonly inject: readonly string[];
+  readonly nestedTools: ToolRegistry | undefined;
   execute(args: Args, context: ToolExecutionContext): ToolExecuteResult<Output>;
 }
 
@@ -155,6 +160,15 @@ export function defineTool<Input extends ZodSchema | LooseJsonSchema, Output = u
     invalid('inject', 'must be a list of parameter names');
   }
   if (new Set(inject).size !== inject.length) invalid('inject', 'lists a name twice');
+  const nestedTools = definition.nestedTools;
+  if (
+    nestedTools !== undefined &&
+    (typeof nestedTools !== 'object' ||
+      nestedTools === null ||
+      typeof (nestedTools as { resolve?: unknown }).resolve !== 'function')
+  ) {
+    invalid('nestedTools', 'must be a ToolRegistry');
+  }
 
   const tool: Tool<InferToolArgs<Input>, Output> = {
     name,
@@ -167,6 +181,7 @@ export function defineTool<Input extends ZodSchema | LooseJsonSchema, Output = u
     needsApproval,
     strict: definition.strict,
     inject: Object.freeze([...inject]),
+    nestedTools,
     execute: definition.execute as Tool<InferToolArgs<Input>, Output>['execute'],
   };
   const compiled = compileTool(tool as unknown as Tool);
