@@ -1274,6 +1274,73 @@ describe('11. prompt injection in tool output; tools that need approval', () => 
     assertEveryCallAnsweredOnce(resumed);
   });
 
+  it('hooks guard plan steps too: a screening hook sees each step output, a guard blocks a call hidden in a plan', async () => {
+    const posted: unknown[] = [];
+    const base = [
+      ...inboxTools([]).filter((tool) => tool.name === 'read_page'),
+      defineTool({
+        name: 'post_message',
+        description: 'Posts a message to a public channel.',
+        input: z.object({ text: z.string() }),
+        execute: ({ text }) => {
+          posted.push(text);
+          return { posted: true };
+        },
+      }),
+    ];
+    const tools = new ToolRegistry([...base, createToolPlanTool({ tools: new ToolRegistry(base) })]);
+    // The model reads the page and posts its body in one plan: the injected text would leave through post_message.
+    const model = createScriptedModel({
+      script: (request: ModelRequest): ScriptedTurn =>
+        request.messages.at(-1)?.role === 'user'
+          ? {
+              toolCalls: [
+                {
+                  toolName: 'execute_tool_plan',
+                  arguments: {
+                    steps: [
+                      { id: 'page', tool: 'read_page', arguments: { url: 'https://example.com' } },
+                      {
+                        id: 'post',
+                        tool: 'post_message',
+                        arguments: { text: '$ref:page.title: $ref:page.body' },
+                      },
+                    ],
+                  },
+                },
+              ],
+            }
+          : { text: 'Done.' },
+    });
+    const screened: string[] = [];
+    const result = await runAgent({
+      model,
+      tools,
+      task: 'Summarise example.com.',
+      hooks: {
+        beforeToolUse: ({ action }) =>
+          action.toolName === 'post_message'
+            ? { decision: 'block', reason: 'posting needs a human' }
+            : undefined,
+        afterToolUse: ({ action, observation }) => {
+          screened.push(action.id);
+          return JSON.stringify(observation.output).includes('ignore previous instructions')
+            ? { output: { title: 'A page', body: '(instructions removed)' }, reason: 'prompt injection' }
+            : undefined;
+        },
+      },
+    });
+    // The screened output is what later steps read too, and the guard blocked the post anyway.
+    expect(posted).toEqual([]);
+    expect(screened).toContain('call_0_0/page');
+    const step = JSON.parse(String(result.observations[0]?.output)) as { errors: Record<string, unknown> };
+    expect(step.errors.post).toMatchObject({ status: 'blocked' });
+    const planOutput = String(result.observations[0]?.output);
+    expect(planOutput).not.toContain('ignore previous');
+    expect(planOutput).toContain('posting needs a human');
+    assertEveryCallAnsweredOnce(result);
+  });
+
   it('a tool that needs approval never runs without it, even when the model calls it inside a plan', async () => {
     const sent: Record<string, unknown>[] = [];
     const base = inboxTools(sent);
