@@ -201,7 +201,7 @@ function validateOptions(options: AnthropicProviderOptions): void {
     });
   }
   if (options.maxRetries !== undefined) assertNonNegativeInteger('maxRetries', options.maxRetries);
-  if (options.timeout !== undefined) assertPositiveInteger('timeout', options.timeout);
+  if (options.timeout !== undefined) assertPositiveInteger('timeout', options.timeout, MAX_TIMER_MS);
   checkRetryOptions(options.retry, {
     provider: 'anthropic',
     keys: ['maxRetryAfterMs', 'initialDelayMs', 'maxDelayMs', 'sleep'],
@@ -218,12 +218,15 @@ function assertNonNegativeInteger(option: string, value: unknown): void {
   }
 }
 
-function assertPositiveInteger(option: string, value: unknown): void {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+/** The longest delay `setTimeout` honours; a longer one fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function assertPositiveInteger(option: string, value: unknown, maximum = Number.MAX_SAFE_INTEGER): void {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > maximum) {
     throw new InvalidProviderOptionsError({
       provider: 'anthropic',
       option,
-      message: `${option} must be a positive integer, got ${JSON.stringify(value) ?? String(value)}.`,
+      message: `${option} must be a positive integer${maximum === Number.MAX_SAFE_INTEGER ? '' : ` of at most ${maximum}`}, got ${JSON.stringify(value) ?? String(value)}.`,
     });
   }
 }

@@ -15,7 +15,14 @@ export class InvalidBedrockOptionsError extends InvalidProviderOptionsError {
   /** The accepted value closest to the one given, when one is close. */
   readonly suggestion: string | undefined;
 
-  constructor(options: { option: string; value: unknown; expected: string; accepted?: readonly string[] }) {
+  constructor(options: {
+    option: string;
+    value: unknown;
+    expected: string;
+    accepted?: readonly string[];
+    /** Replaces the composed message, for a problem already described (by `checkRetryOptions` of `@org/core`). */
+    message?: string;
+  }) {
     const accepted = options.accepted ?? [];
     const suggestion =
       typeof options.value === 'string' && accepted.length > 0
@@ -25,8 +32,9 @@ export class InvalidBedrockOptionsError extends InvalidProviderOptionsError {
       provider: 'bedrock',
       option: options.option,
       message:
+        options.message ??
         `Invalid Bedrock option '${options.option}': got ${describe(options.value)}, expected ${options.expected}.` +
-        (suggestion === undefined ? '' : ` Did you mean '${suggestion}'?`),
+          (suggestion === undefined ? '' : ` Did you mean '${suggestion}'?`),
     });
     this.value = options.value;
     this.accepted = accepted;

@@ -30,6 +30,8 @@ describe('resolveBedrockRetryOptions', () => {
       [{ maxDelayMs: Number.NaN }, 'retry.maxDelayMs'],
       [{ maxRetryAfterMs: '10' as unknown as number }, 'retry.maxRetryAfterMs'],
       [{ maxWaitMs: 10 } as RetryOptions, 'retry.maxWaitMs'],
+      [{ maxDelay: 10 } as RetryOptions, 'retry.maxDelay'],
+      [[] as RetryOptions, 'retry'],
     ] as const) {
       let thrown: unknown;
       try {

@@ -1,5 +1,7 @@
 import {
   type RetryOptions as CoreRetryOptions,
+  checkRetryOptions,
+  InvalidProviderOptionsError,
   type ResolvedRetryOptions,
   resolveRetryOptions,
 } from '@org/core';
@@ -16,14 +18,6 @@ import { InvalidBedrockOptionsError } from './invalid-bedrock-options-error.js';
  */
 export type RetryOptions = CoreRetryOptions;
 
-const RETRY_KEYS: readonly string[] = [
-  'maxRetries',
-  'initialDelayMs',
-  'maxDelayMs',
-  'maxRetryAfterMs',
-  'sleep',
-];
-
 /**
  * The retry options of one model: the defaults, then the provider's options, then the model's, field by field;
  * every number checked.
@@ -36,24 +30,19 @@ export function resolveBedrockRetryOptions(
   modelOptions: RetryOptions | undefined,
   context: { clientSupplied: boolean },
 ): ResolvedRetryOptions {
+  // The shared check first (unknown keys with a did-you-mean, types), reported under this package's error class.
   for (const layer of [providerOptions, modelOptions]) {
-    if (layer === undefined) continue;
-    if (typeof layer !== 'object' || layer === null) {
+    try {
+      checkRetryOptions(layer, { provider: 'bedrock' });
+    } catch (error) {
+      if (!InvalidProviderOptionsError.isInstance(error)) throw error;
+      const key = error.option.slice('retry.'.length);
       throw new InvalidBedrockOptionsError({
-        option: 'retry',
-        value: layer,
-        expected: 'an object of retry options',
+        option: error.option,
+        value: key === '' ? layer : (layer as Record<string, unknown> | undefined)?.[key],
+        expected: 'a retry option',
+        message: `Invalid Bedrock option: ${error.message}`,
       });
-    }
-    // resolveRetryOptions reads only the keys it knows: a misspelt one would be silently ignored.
-    for (const key of Object.keys(layer)) {
-      if (!RETRY_KEYS.includes(key)) {
-        throw new InvalidBedrockOptionsError({
-          option: `retry.${key}`,
-          value: (layer as Record<string, unknown>)[key],
-          expected: `no such option: retry takes ${RETRY_KEYS.map((name) => `'${name}'`).join(', ')}`,
-        });
-      }
     }
   }
   const resolved = resolveRetryOptions(

@@ -160,17 +160,25 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
  */
 export const openai: OpenAIProvider = createOpenAI();
 
-/** Options a ready client already carries: given beside it, they would be silently ignored. */
-const CLIENT_CONFLICTS = ['apiKey', 'baseURL', 'organization', 'project', 'timeout', 'headers'] as const;
+/**
+ * Options a ready client already carries: given beside it, they would be silently ignored. (`timeout` is not one:
+ * the adapter sends it with every request.)
+ */
+const CLIENT_CONFLICTS = ['apiKey', 'baseURL', 'organization', 'project', 'headers'] as const;
 
 /** Checks `createOpenAI`'s options at once: a bad value fails here, with the option named, never at request time. */
 function validateOptions(options: OpenAIProviderOptions): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidProviderOptionsError({
+      provider: 'openai',
+      option: 'options',
+      message: 'createOpenAI takes an options object.',
+    });
+  }
   const provider = typeof options.name === 'string' && options.name !== '' ? options.name : 'openai';
   const fail = (option: string, message: string): never => {
     throw new InvalidProviderOptionsError({ provider, option, message });
   };
-  if (typeof options !== 'object' || options === null)
-    fail('options', 'createOpenAI takes an options object.');
   if (options.name !== undefined && (typeof options.name !== 'string' || options.name.trim() === '')) {
     fail('name', 'name must be a non-empty string (the provider name models and errors report).');
   }
@@ -193,18 +201,26 @@ function validateOptions(options: OpenAIProviderOptions): void {
       `baseURL must be an absolute http(s) URL, e.g. http://localhost:1234/v1; got ${JSON.stringify(options.baseURL) ?? String(options.baseURL)}.`,
     );
   }
-  const integer = (option: 'maxRetries' | 'timeout', minimum: number): void => {
-    const value: unknown = options[option];
-    if (value === undefined) return;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < minimum) {
-      fail(
-        option,
-        `${option} must be ${minimum === 0 ? 'a non-negative' : 'a positive'} integer${option === 'timeout' ? ' of milliseconds' : ''}, got ${JSON.stringify(value) ?? String(value)}.`,
-      );
-    }
-  };
-  integer('maxRetries', 0);
-  integer('timeout', 1);
+  if (
+    options.maxRetries !== undefined &&
+    (typeof options.maxRetries !== 'number' ||
+      !Number.isSafeInteger(options.maxRetries) ||
+      options.maxRetries < 0)
+  ) {
+    fail('maxRetries', `maxRetries must be a non-negative integer, got ${describe(options.maxRetries)}.`);
+  }
+  if (
+    options.timeout !== undefined &&
+    (typeof options.timeout !== 'number' ||
+      !Number.isSafeInteger(options.timeout) ||
+      options.timeout < 1 ||
+      options.timeout > MAX_TIMER_MS)
+  ) {
+    fail(
+      'timeout',
+      `timeout must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS} (the longest a timer can wait), got ${describe(options.timeout)}.`,
+    );
+  }
   checkRetryOptions(options.retry, { provider });
 }
 
@@ -243,4 +259,11 @@ function isHttpUrl(value: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+/** The longest delay `setTimeout` honours; a longer one fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function describe(value: unknown): string {
+  return JSON.stringify(value) ?? String(value);
 }

@@ -545,6 +545,8 @@ describe('createOpenAI', () => {
       [() => createOpenAI({ maxRetries: -1 }), 'maxRetries'],
       [() => createOpenAI({ maxRetries: 1.5 }), 'maxRetries'],
       [() => createOpenAI({ timeout: 0 }), 'timeout'],
+      [() => createOpenAI({ timeout: 3_000_000_000 }), 'timeout'],
+      [() => createOpenAI(null as never), 'options'],
       [() => createOpenAI({ retry: { maxWaitMs: 1000 } as never }), 'retry.maxWaitMs'],
       [() => createOpenAI({ retry: { maxDelayMs: -5 } }), 'retry.maxDelayMs'],
       [() => createOpenAI({ name: '' }), 'name'],
@@ -571,7 +573,9 @@ describe('createOpenAI', () => {
       expect(InvalidProviderOptionsError.isInstance(thrown), option).toBe(true);
       expect(thrown).toMatchObject({ code: 'invalid_provider_options', provider: 'openai', option });
     }
-    expect(() => createOpenAI({ client, maxRetries: 0, retry: { maxRetryAfterMs: 1000 } })).not.toThrow();
+    expect(() =>
+      createOpenAI({ client, maxRetries: 0, timeout: 5_000, retry: { maxRetryAfterMs: 1000 } }),
+    ).not.toThrow();
   });
 
   it('without a key: importing works, the first call fails with AuthenticationError', async () => {

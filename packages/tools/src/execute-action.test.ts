@@ -875,6 +875,35 @@ describe('executeAction: nested calls (context.executeNested)', () => {
     expect(nestedOf(approved)[0]).toMatchObject({ status: 'success', output: 'paid' });
   });
 
+  it('never runs the tool when the call is aborted while an async approval predicate is pending', async () => {
+    const ran: string[] = [];
+    const registry = new ToolRegistry([
+      defineTool({
+        name: 'pay',
+        description: 'Pays.',
+        input: z.object({}),
+        needsApproval: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          return false;
+        },
+        execute: () => {
+          ran.push('paid');
+          return 'paid';
+        },
+      }),
+    ]);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 5);
+    const observation = await executeAction(registry, action('pay'), {
+      signal: controller.signal,
+      requireApproval: true,
+    });
+    expect(observation.status).toBe('aborted');
+    expect(ran).toEqual([]);
+    // Without an abort, the predicate's false lets it run.
+    expect((await executeAction(registry, action('pay'), { requireApproval: true })).status).toBe('success');
+  });
+
   it("aborts the nested tool's signal when the calling tool times out, even when the nested call has its own signal", async () => {
     const seen: string[] = [];
     const inner = new ToolRegistry([

@@ -97,8 +97,8 @@ export interface ExecuteActionOptions {
   /** The clock for `durationMs` and event timestamps; default `Date.now`. */
   readonly now?: () => number;
   /**
-   * Refuse a call whose tool needs approval (`needsApproval`, evaluated on the final arguments and failing closed)
-   * with status `blocked`, code `approval_required`. Default false: the caller decided approval beforehand, as the
+   * Refuse a call whose tool needs approval (`needsApproval`, evaluated on the final arguments, after the
+   * `beforeToolUse` hook, and failing closed) with status `blocked`, code `approval_required`. Default false: the caller decided approval beforehand, as the
    * agent loop does. Nested calls set it unless the caller says approval was obtained.
    */
   readonly requireApproval?: boolean;
@@ -480,12 +480,7 @@ export async function executeAction(
     }
   }
 
-  // An async hook may have been pending while the caller aborted; the abort listener below is added only now, and a
-  // listener added to an already-aborted signal never fires: check again before the tool runs. (A call, not a
-  // property read: TypeScript would keep the narrowing from the check before the hooks.)
-  if (isAborted(options.signal)) {
-    return fail('aborted', 'aborted', `Tool '${tool.name}' was not run: the run was aborted.`);
-  }
+  // Approval is decided on the final arguments, after the hooks (which may rewrite them).
   if (
     options.requireApproval === true &&
     tool.needsApproval !== false &&
@@ -496,6 +491,12 @@ export async function executeAction(
       'approval_required',
       `Tool '${tool.name}' was not run: it needs approval, which this call did not have.`,
     );
+  }
+  // An async hook or approval predicate may have been pending while the caller aborted; the abort listener below is
+  // added only now, and a listener added to an already-aborted signal never fires: check again before the tool runs.
+  // (A call, not a property read: TypeScript would keep the narrowing from the check before the hooks.)
+  if (isAborted(options.signal)) {
+    return fail('aborted', 'aborted', `Tool '${tool.name}' was not run: the run was aborted.`);
   }
 
   const injected = options.injected ?? NO_INJECTED;

@@ -112,7 +112,8 @@ export interface Tool<Args = Record<string, unknown>, Output = unknown> {
   readonly needsApproval: boolean | ToolApprovalPredicate<Args>;
   readonly strict: boolean | undefined;
   readonly inject: readonly string[];
-  readonly nestedTools: ToolRegistry | undefined;
+  /** The tools this tool runs through `context.executeNested`; see `ToolDefinition.nestedTools`. */
+  readonly nestedTools?: ToolRegistry | undefined;
   execute(args: Args, context: ToolExecutionContext): ToolExecuteResult<Output>;
 }
 

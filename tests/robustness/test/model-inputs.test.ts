@@ -1313,15 +1313,17 @@ describe('11. prompt injection in tool output; tools that need approval', () => 
           : { text: 'Done.' },
     });
     const screened: string[] = [];
+    const guarded: string[] = [];
     const result = await runAgent({
       model,
       tools,
       task: 'Summarise example.com.',
       hooks: {
-        beforeToolUse: ({ action }) =>
-          action.toolName === 'post_message'
-            ? { decision: 'block', reason: 'posting needs a human' }
-            : undefined,
+        beforeToolUse: ({ action }) => {
+          if (action.toolName !== 'post_message') return undefined;
+          guarded.push(String(action.args.text));
+          return { decision: 'block', reason: 'posting needs a human' };
+        },
         afterToolUse: ({ action, observation }) => {
           screened.push(action.id);
           return JSON.stringify(observation.output).includes('ignore previous instructions')
@@ -1332,6 +1334,7 @@ describe('11. prompt injection in tool output; tools that need approval', () => 
     });
     // The screened output is what later steps read too, and the guard blocked the post anyway.
     expect(posted).toEqual([]);
+    expect(guarded).toEqual(['A page: (instructions removed)']);
     expect(screened).toContain('call_0_0/page');
     const step = JSON.parse(String(result.observations[0]?.output)) as { errors: Record<string, unknown> };
     expect(step.errors.post).toMatchObject({ status: 'blocked' });
