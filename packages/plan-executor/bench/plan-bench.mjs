@@ -4,6 +4,8 @@
 //   2. per-step overhead with no-op tools, beside a hand-written Promise-based DAG runner;
 //   3. the token count of the execute_tool_plan description.
 // Usage: node bench/plan-bench.mjs [--quick]
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { defineTool, executeAction, ToolRegistry, validateToolArguments } from '@org/tools';
 import { z } from 'zod';
 import { createToolPlanTool, executePlan, TOOL_PLAN_DESCRIPTION, validatePlan } from '../dist/index.js';
@@ -359,6 +361,50 @@ async function timePerStep(count, contenders) {
 
 // ---------------------------------------------------------------------------------------------------------------
 
+/** The contenders of one overhead measurement: `target` (the ratio judged) or `extra` (the informational columns). */
+function overheadContenders(count, set) {
+  const dag = layeredDag(count, count + 1);
+  const plan = noopPlan(dag);
+  const checked = validatePlan(plan, { tools: noopTools, limits });
+  if (!checked.ok) throw checked.error;
+  const options = {
+    tools: noopTools,
+    runner: directRunner,
+    maxConcurrency: Number.POSITIVE_INFINITY,
+    limits,
+  };
+  const baseline = () => promiseDag(dag);
+  if (set === 'target') return [baseline, () => executePlan(checked.plan, options)];
+  return [
+    baseline,
+    () => executePlan(plan, options),
+    () => executePlan(checked.plan, { tools: noopTools, maxConcurrency: Number.POSITIVE_INFINITY, limits }),
+  ];
+}
+
+/**
+ * Runs one overhead measurement in a fresh Node process. The contenders of the target (baseline and validated plan)
+ * run alone in theirs: in one shared process the other columns' calls (other runners, plans validated in the call)
+ * made the executor's code polymorphic and its ratio swing from 1.0x to 1.8x between runs.
+ */
+function measureInChild(count, set) {
+  const child = spawnSync(
+    process.execPath,
+    [fileURLToPath(import.meta.url), '--overhead-child', String(count), set, ...(quick ? ['--quick'] : [])],
+    { encoding: 'utf8', maxBuffer: 1 << 20 },
+  );
+  if (child.status !== 0) throw new Error(`overhead child (${count} steps, ${set}) failed: ${child.stderr}`);
+  return JSON.parse(child.stdout.trim().split('\n').at(-1));
+}
+
+const childIndex = process.argv.indexOf('--overhead-child');
+if (childIndex !== -1) {
+  const count = Number(process.argv[childIndex + 1]);
+  const set = process.argv[childIndex + 2];
+  console.log(JSON.stringify(await timePerStep(count, overheadContenders(count, set))));
+  process.exit(0);
+}
+
 const fixed = (value, digits = 2) => value.toFixed(digits);
 const sizes = quick ? [10, 100, 1000] : [10, 100, 1000, 10_000];
 
@@ -395,29 +441,15 @@ console.log(
 console.log('delay only. Targets: exactly 1.0000 on the virtual clock, ≤ 1.02 (+5 ms) on real timers.\n');
 
 console.log(
-  '## Per-step overhead with no-op tools (µs per step: median of 11 batches, contenders interleaved run by run; ratio: median of the per-batch ratios)\n',
+  '## Per-step overhead with no-op tools (µs per step: median of 11 batches, contenders interleaved run by run, each set in a fresh process; ratio: median of the per-batch ratios)\n',
 );
 console.log(
   '| steps | Promise DAG baseline | this executor, validated plan | ratio | this executor, plan validated in the call | ratio | default runner (executeAction) |',
 );
 console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const count of sizes) {
-  const dag = layeredDag(count, count + 1);
-  const plan = noopPlan(dag);
-  const checked = validatePlan(plan, { tools: noopTools, limits });
-  if (!checked.ok) throw checked.error;
-  const options = {
-    tools: noopTools,
-    runner: directRunner,
-    maxConcurrency: Number.POSITIVE_INFINITY,
-    limits,
-  };
-  const [{ perStep: baseline }, hot, whole, { perStep: full }] = await timePerStep(count, [
-    () => promiseDag(dag),
-    () => executePlan(checked.plan, options),
-    () => executePlan(plan, options),
-    () => executePlan(checked.plan, { tools: noopTools, maxConcurrency: Number.POSITIVE_INFINITY, limits }),
-  ]);
+  const [{ perStep: baseline }, hot] = measureInChild(count, 'target');
+  const [, whole, { perStep: full }] = measureInChild(count, 'extra');
   console.log(
     `| ${count} | ${fixed(baseline)} | ${fixed(hot.perStep)} | ${fixed(hot.ratio)}x | ${fixed(whole.perStep)} | ${fixed(whole.ratio)}x | ${fixed(full)} |`,
   );
