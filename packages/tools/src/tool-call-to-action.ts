@@ -40,7 +40,7 @@ export type ToolCallToActionResult =
       /** `toolName` is the registered name, also when the model used the provider name (`math_factorial`). */
       readonly action: Action;
       readonly repairs: string[];
-      readonly coercions: Coercion[];
+      readonly coercions: readonly Coercion[];
     }
   | { readonly ok: false; readonly error: ToolCallError };
 

@@ -6,6 +6,8 @@ import { type ArgumentLimits, assertValueWithinLimits, resolveLimits } from './l
 
 const DEFAULT_LIMITS = resolveLimits(undefined);
 const SHARED_BUDGET: { maxDepth: number; visits: number } = { maxDepth: 0, visits: 0 };
+/** The coercions of a call that needed none: one frozen list shared by every such call (the hot path). */
+const NO_COERCIONS: readonly Coercion[] = Object.freeze([]);
 
 import { isParsedArguments } from './parse-tool-arguments.js';
 import { type Coercion, childPath, describeValue, INVALID, type WalkContext, walk } from './schema-walker.js';
@@ -22,7 +24,7 @@ export interface ValidateToolArgumentsOptions {
 
 /** The outcome of `validateToolArguments`. */
 export type ValidateToolArgumentsResult<Args = Record<string, unknown>> =
-  | { readonly ok: true; readonly value: Args; readonly coercions: Coercion[] }
+  | { readonly ok: true; readonly value: Args; readonly coercions: readonly Coercion[] }
   | { readonly ok: false; readonly error: InvalidToolArgumentsError | LimitExceededError };
 
 interface ZodIssueLike {
@@ -165,7 +167,7 @@ export function validateToolArguments<Args>(
         SHARED_BUDGET.maxDepth = limits.maxDepth;
         SHARED_BUDGET.visits = limits.maxBytes;
         if (compiled.keyCheck?.(value, 1, SHARED_BUDGET) === true)
-          return { ok: true, value: parsed.data as Args, coercions: [] };
+          return { ok: true, value: parsed.data as Args, coercions: NO_COERCIONS };
         accepted = parsed;
       }
     } catch {
