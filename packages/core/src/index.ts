@@ -72,6 +72,7 @@ export {
   type ToolCallPart,
   type ToolCallStartPart,
 } from './language-model.js';
+export { MAX_TIMER_DELAY_MS } from './max-timer-delay.js';
 export {
   type AssistantMessage,
   assertToolCallPairing,

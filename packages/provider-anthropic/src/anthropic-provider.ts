@@ -2,6 +2,7 @@ import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk';
 import {
   checkRetryOptions,
   InvalidProviderOptionsError,
+  MAX_TIMER_DELAY_MS,
   type ModelCapabilitiesOverride,
   mergeCapabilities,
   type ResolvedRetryOptions,
@@ -201,7 +202,7 @@ function validateOptions(options: AnthropicProviderOptions): void {
     });
   }
   if (options.maxRetries !== undefined) assertNonNegativeInteger('maxRetries', options.maxRetries);
-  if (options.timeout !== undefined) assertPositiveInteger('timeout', options.timeout, MAX_TIMER_MS);
+  if (options.timeout !== undefined) assertPositiveInteger('timeout', options.timeout, MAX_TIMER_DELAY_MS);
   checkRetryOptions(options.retry, {
     provider: 'anthropic',
     keys: ['maxRetryAfterMs', 'initialDelayMs', 'maxDelayMs', 'sleep'],
@@ -217,9 +218,6 @@ function assertNonNegativeInteger(option: string, value: unknown): void {
     });
   }
 }
-
-/** The longest delay `setTimeout` honours; a longer one fires at once. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 function assertPositiveInteger(option: string, value: unknown, maximum = Number.MAX_SAFE_INTEGER): void {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > maximum) {

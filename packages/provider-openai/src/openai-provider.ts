@@ -3,6 +3,7 @@ import {
   checkRetryOptions,
   InvalidProviderOptionsError,
   type LanguageModel,
+  MAX_TIMER_DELAY_MS,
   type ModelCapabilities,
   type ModelCapabilitiesOverride,
   mergeCapabilities,
@@ -198,7 +199,7 @@ function validateOptions(options: OpenAIProviderOptions): void {
   if (options.baseURL !== undefined && !isHttpUrl(options.baseURL)) {
     fail(
       'baseURL',
-      `baseURL must be an absolute http(s) URL, e.g. http://localhost:1234/v1; got ${JSON.stringify(options.baseURL) ?? String(options.baseURL)}.`,
+      `baseURL must be an absolute http(s) URL, e.g. http://localhost:1234/v1; got ${describe(options.baseURL)}.`,
     );
   }
   if (
@@ -214,11 +215,11 @@ function validateOptions(options: OpenAIProviderOptions): void {
     (typeof options.timeout !== 'number' ||
       !Number.isSafeInteger(options.timeout) ||
       options.timeout < 1 ||
-      options.timeout > MAX_TIMER_MS)
+      options.timeout > MAX_TIMER_DELAY_MS)
   ) {
     fail(
       'timeout',
-      `timeout must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS} (the longest a timer can wait), got ${describe(options.timeout)}.`,
+      `timeout must be a whole number of milliseconds from 1 to ${MAX_TIMER_DELAY_MS} (the longest a timer can wait), got ${describe(options.timeout)}.`,
     );
   }
   checkRetryOptions(options.retry, { provider });
@@ -260,9 +261,6 @@ function isHttpUrl(value: unknown): boolean {
     return false;
   }
 }
-
-/** The longest delay `setTimeout` honours; a longer one fires at once. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 function describe(value: unknown): string {
   return JSON.stringify(value) ?? String(value);

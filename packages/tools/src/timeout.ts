@@ -1,14 +1,13 @@
-/** The largest delay, in milliseconds, a timer can wait (2^31 - 1); Node fires a larger one after 1 ms. */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
+import { MAX_TIMER_DELAY_MS } from '@org/core';
 
 /**
  * Why a `timeoutMs` value cannot be used, or `undefined` when it can: a number of milliseconds above zero and at most
- * `MAX_TIMEOUT_MS`, or `Infinity` (no timeout).
+ * `MAX_TIMER_DELAY_MS`, or `Infinity` (no timeout).
  */
 export function timeoutProblem(value: unknown): string | undefined {
   if (value === Number.POSITIVE_INFINITY) return undefined;
-  if (typeof value !== 'number' || Number.isNaN(value) || value <= 0 || value > MAX_TIMEOUT_MS) {
-    return `must be a number of milliseconds above 0 and at most ${MAX_TIMEOUT_MS}, or Infinity for no timeout; got ${String(value)}`;
+  if (typeof value !== 'number' || Number.isNaN(value) || value <= 0 || value > MAX_TIMER_DELAY_MS) {
+    return `must be a number of milliseconds above 0 and at most ${MAX_TIMER_DELAY_MS}, or Infinity for no timeout; got ${String(value)}`;
   }
   return undefined;
 }
