@@ -45,20 +45,6 @@ export function resolveBedrockRetryOptions(
       });
     }
   }
-  const resolved = resolveRetryOptions(
-    { maxRetries: context.clientSupplied ? 0 : 2 },
-    providerOptions,
-    modelOptions,
-  );
-  for (const key of ['maxRetries', 'initialDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const) {
-    const value = resolved[key];
-    if (!Number.isInteger(value) || value < 0) {
-      throw new InvalidBedrockOptionsError({
-        option: `retry.${key}`,
-        value,
-        expected: 'a non-negative integer',
-      });
-    }
-  }
-  return resolved;
+  // Every layer was checked above and the defaults are valid, so the result needs no check of its own.
+  return resolveRetryOptions({ maxRetries: context.clientSupplied ? 0 : 2 }, providerOptions, modelOptions);
 }
