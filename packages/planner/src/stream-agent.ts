@@ -23,7 +23,7 @@ export interface AgentStream extends AsyncIterable<RunEvent> {
  * const { text } = await stream.result;
  */
 export function streamAgent(options: AgentOptions): AgentStream {
-  const buffered: RunEvent[] = [];
+  let buffered: RunEvent[] = [];
   let wake: (() => void) | undefined;
   let done = false;
   // The run listens to this stream's own signal: aborted when the consumer stops reading, and linked to the caller's
@@ -48,18 +48,15 @@ export function streamAgent(options: AgentOptions): AgentStream {
   return {
     result,
     async *[Symbol.asyncIterator](): AsyncGenerator<RunEvent> {
-      let next = 0;
       try {
         while (true) {
-          if (next < buffered.length) {
-            const event = buffered[next] as RunEvent;
-            // Yielded events are released as they go, without shifting the whole array each time.
-            buffered[next++] = undefined as unknown as RunEvent;
-            yield event;
+          if (buffered.length > 0) {
+            // Take the whole batch: yielding from the front of a shared array would shift it once per event.
+            const batch = buffered;
+            buffered = [];
+            for (const event of batch) yield event;
             continue;
           }
-          buffered.length = 0;
-          next = 0;
           if (done) break;
           await new Promise<void>((resolve) => {
             wake = resolve;
