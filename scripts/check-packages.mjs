@@ -263,7 +263,35 @@ async function pack(pkg, destination) {
       `the tarball lacks the entry point ${entry} (packed: ${files.join(', ')}); was the package built?`,
     );
   }
+  await checkSourceMaps(tarball, files);
   return tarball;
+}
+
+/**
+ * Every source a packed `.js.map` or `.d.ts.map` names must be in the tarball too (or embedded in the map), so
+ * stack traces and "go to definition" in a user's editor land on real code instead of a missing `../src/*.ts`.
+ */
+async function checkSourceMaps(tarball, files) {
+  const maps = files.filter((file) => file.endsWith('.map'));
+  if (maps.length === 0) return;
+  const unpacked = makeTempDir('check-maps');
+  await run('tar', ['-xzf', tarball, '-C', unpacked], { timeoutMs: 30_000 });
+  const packed = new Set(files);
+  const missing = new Set();
+  for (const mapFile of maps) {
+    const map = JSON.parse(readFileSync(path.join(unpacked, 'package', mapFile), 'utf8'));
+    (map.sources ?? []).forEach((source, index) => {
+      if (typeof map.sourcesContent?.[index] === 'string') return;
+      const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(mapFile), source));
+      if (!packed.has(resolved)) missing.add(`${resolved} (named by ${mapFile})`);
+    });
+  }
+  if (missing.size > 0) {
+    throw new StepFailure(
+      `source maps name files the tarball lacks; add them to "files": ${[...missing].slice(0, 5).join(', ')}` +
+        (missing.size > 5 ? ` and ${missing.size - 5} more` : ''),
+    );
+  }
 }
 
 async function runPublint(tarball) {
