@@ -200,3 +200,82 @@ describe('open objects through toolCallToAction', () => {
     }
   });
 });
+
+describe('JSON Schema semantics: nested objects that list properties are open unless they say otherwise', () => {
+  // The shape of BFCL live's HTTP tools: `data` lists a few placeholder properties, the call sends others.
+  const httpPost = jsonTool('requests_post', {
+    type: 'object',
+    properties: {
+      url: { type: 'string' },
+      data: {
+        type: 'object',
+        description: 'The form fields to send.',
+        properties: { key1: { type: 'string' }, key2: { type: 'string' } },
+      },
+      headers: {
+        type: 'object',
+        properties: { 'Content-Type': { type: 'string' } },
+        additionalProperties: false,
+      },
+    },
+    required: ['url'],
+  });
+
+  it('keeps unknown keys of a nested object and still checks the declared ones', () => {
+    const args = { url: 'https://example.com/form', data: { name: 'Ada', age: '36', key1: 'x' } };
+    expect(validateToolArguments(httpPost, args)).toEqual({ ok: true, value: args, coercions: [] });
+    const wrong = validateToolArguments(httpPost, { url: 'u', data: { key1: { not: 'text' }, other: 1 } });
+    expect(wrong.ok).toBe(false);
+    if (!wrong.ok) expect(issuesOf(wrong.error).map((issue) => issue.path)).toEqual(['data.key1']);
+  });
+
+  it('refuses an unknown top-level parameter with a did-you-mean, and unknown keys where the schema closes', () => {
+    const top = validateToolArguments(httpPost, { url: 'https://example.com', dta: { name: 'Ada' } });
+    expect(top.ok).toBe(false);
+    if (!top.ok) {
+      expect(issuesOf(top.error)).toEqual([
+        { path: 'dta', problem: 'is not a parameter of this tool.', suggestion: 'Did you mean "data"?' },
+      ]);
+    }
+    const closed = validateToolArguments(httpPost, { url: 'u', headers: { Accept: 'text/html' } });
+    expect(closed.ok).toBe(false);
+    if (!closed.ok) expect(issuesOf(closed.error).map((issue) => issue.path)).toEqual(['headers.Accept']);
+  });
+
+  it('reads the same through toolCallToAction, the path a model call takes', () => {
+    const registry = new ToolRegistry([httpPost]);
+    const args = { url: 'https://example.com/form', data: { name: 'Ada' } };
+    const result = toolCallToAction(registry, {
+      id: 'call_1',
+      toolName: 'requests_post',
+      arguments: JSON.stringify(args),
+    });
+    expect(result.ok && result.action.args).toEqual(args);
+  });
+
+  it('names the misspelt key when an open object misses a required property', () => {
+    const result = validateToolArguments(planLike, { steps: [{ id: 'a', argument: { q: 'x' } }] });
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(issuesOf(result.error)).toEqual([
+        {
+          path: 'steps[0].arguments',
+          problem: 'is a required parameter and is missing.',
+          suggestion: 'Rename "argument" to "arguments".',
+        },
+      ]);
+    }
+  });
+
+  it('keeps zod objects closed at every depth (zod would drop the key silently)', () => {
+    const zodTool = defineTool({
+      name: 'zod_nested',
+      description: 'A tool with a nested zod object.',
+      input: z.object({ filter: z.object({ city: z.string() }) }),
+      execute: (args) => args,
+    });
+    const result = validateToolArguments(zodTool, { filter: { city: 'Paris', country: 'FR' } });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(issuesOf(result.error).map((issue) => issue.path)).toEqual(['filter.country']);
+  });
+});

@@ -34,6 +34,13 @@ export interface WalkContext {
   readonly limits: Required<ArgumentLimits>;
   /** Top-level keys set by the application (hidden parameters); a model that sends one gets a specific message. */
   readonly hidden: ReadonlySet<string>;
+  /**
+   * Which objects that list `properties` but say nothing of `additionalProperties` refuse other keys. `everywhere`
+   * for zod tools (a zod object is closed; zod would drop the key silently, so it is reported); `top-level` for
+   * tools defined by JSON Schema: their parameters are closed (an unknown parameter is a typo worth a did-you-mean),
+   * while nested objects follow JSON Schema and accept other keys. Default `everywhere`.
+   */
+  readonly implicitlyClosed?: 'everywhere' | 'top-level';
   issues: ToolArgumentIssue[];
   coercions: Coercion[];
 }
@@ -570,10 +577,17 @@ function walkObject(
     ? (schema.patternProperties as Record<string, JsonSchema>)
     : undefined;
   // An object that declares its properties is closed unless the schema opens it (`additionalProperties: true` or a
-  // schema): an unknown parameter is reported, never silently dropped. One without `properties` is a dictionary.
-  const closed = additional === false || (additional === undefined && properties !== undefined);
+  // schema) or, in a tool defined by JSON Schema, is nested (see `implicitlyClosed`): an unknown parameter is
+  // reported, never silently dropped. One without `properties` is a dictionary.
+  const closed =
+    additional === false ||
+    (additional === undefined &&
+      properties !== undefined &&
+      (path === '' || context.implicitlyClosed !== 'top-level'));
   const result: Record<string, unknown> = {};
   const absent = new Set<string>();
+  // Keys an open object accepts without declaring them: one close to a missing required name is its misspelling.
+  const undeclared: string[] = [];
   let failed = false;
   const keys = Object.keys(value);
   for (const key of keys) {
@@ -646,6 +660,7 @@ function walkObject(
       failed = true;
       continue;
     }
+    undeclared.push(key);
     if (item === undefined) continue;
     const checked =
       additional === true || additional === undefined
@@ -656,10 +671,14 @@ function walkObject(
   }
   for (const name of required) {
     if (!Object.hasOwn(value, name) || absent.has(name)) {
+      const misspelt = suggestName(name, undeclared);
       context.issues.push({
         path: childPath(path, name),
         problem: 'is a required parameter and is missing.',
-        suggestion: describeParameter(name, properties?.[name]),
+        suggestion:
+          misspelt === undefined
+            ? describeParameter(name, properties?.[name])
+            : `Rename "${misspelt}" to "${name}".`,
       });
       failed = true;
     }

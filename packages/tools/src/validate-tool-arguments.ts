@@ -190,6 +190,7 @@ export function validateToolArguments<Args>(
     coerce,
     limits,
     hidden: compiled.hidden,
+    implicitlyClosed: compiled.zod === undefined ? 'top-level' : 'everywhere',
     issues: [],
     coercions: [],
   };
