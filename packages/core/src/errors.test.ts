@@ -5,6 +5,7 @@ import {
   brandError,
   ContextLengthExceededError,
   errorMessageOf,
+  eventErrorOf,
   IncompleteToolCallError,
   InvalidMessageHistoryError,
   InvalidRequestError,
@@ -312,5 +313,28 @@ describe('errorMessageOf', () => {
 
   it('redacts secrets', () => {
     expect(errorMessageOf('failed with sk-live-0123456789abcdef')).toBe('failed with [REDACTED]');
+  });
+});
+
+describe('eventErrorOf', () => {
+  it("keeps a typed error's code and retryable, and redacts its message", () => {
+    expect(eventErrorOf(new RateLimitError({ message: 'slow down', provider: 'openai' }))).toEqual({
+      code: 'rate_limited',
+      message: 'slow down',
+      retryable: true,
+    });
+    expect(eventErrorOf(new AbortedError({ operation: 'agent run' }))).toEqual({
+      code: 'aborted',
+      message: 'agent run was aborted.',
+      retryable: false,
+    });
+  });
+
+  it('gives anything else the code error, without throwing', () => {
+    expect(eventErrorOf(new Error('key sk-live-0123456789abcdef leaked'))).toEqual({
+      code: 'error',
+      message: 'key [REDACTED] leaked',
+    });
+    expect(eventErrorOf(undefined)).toEqual({ code: 'error', message: 'undefined was thrown' });
   });
 });

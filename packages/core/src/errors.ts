@@ -1,3 +1,4 @@
+import type { EventError } from './events.js';
 import { redactCause, redactSecrets, redactSecretsDeep } from './redact-secrets.js';
 
 /** Stable codes of the errors defined in `@org/core`. Other packages add their own codes to the same family. */
@@ -438,4 +439,27 @@ export function errorMessageOf(thrown: unknown): string {
   } catch {
     return 'An unprintable value was thrown';
   }
+}
+
+/**
+ * The `error` of a failure event (`inference-failed`, `run-finished`) from whatever was thrown: an `OrgError`'s
+ * `code` and `retryable`, `error` as the code of anything else, and a message redacted of secrets. Never throws.
+ *
+ * @example
+ * eventErrorOf(new RateLimitError({ message: 'slow down', provider: 'openai' }));
+ * // { code: 'rate_limited', message: 'slow down', retryable: true }
+ */
+export function eventErrorOf(thrown: unknown): EventError {
+  try {
+    if (OrgError.isInstance(thrown)) {
+      return {
+        code: String(thrown.code),
+        message: redactSecrets(thrown.message),
+        retryable: thrown.retryable,
+      };
+    }
+  } catch {
+    // A hostile object posing as an OrgError: described below like any other value.
+  }
+  return { code: 'error', message: errorMessageOf(thrown) };
 }

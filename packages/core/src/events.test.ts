@@ -9,6 +9,7 @@ describe('RunEvent', () => {
       | 'run-finished'
       | 'inference-started'
       | 'inference-finished'
+      | 'inference-failed'
       | 'tool-call-started'
       | 'tool-call-finished'
       | 'tool-call-progress'

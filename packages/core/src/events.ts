@@ -8,6 +8,22 @@ import type { Usage } from './usage.js';
 interface EventBase {
   /** Milliseconds since the epoch (or on the run's clock, when it has a virtual one). */
   readonly timestamp: number;
+  /**
+   * The run that emitted the event. The agent loop (`runAgent`, `streamAgent`) stamps it on every event it
+   * delivers, so one listener can follow several runs at once; absent on events of a tool or a plan run on its
+   * own (`executeAction`, `executePlan`).
+   */
+  readonly runId?: string;
+}
+
+/** What a failure event carries of its typed error: its stable code and its message, redacted of secrets. */
+export interface EventError {
+  /** The error's stable `code` (`rate_limited`, `aborted`, `timeout`, ...); `error` for a value that has none. */
+  readonly code: string;
+  /** Human-readable, redacted of secrets (`redactSecrets`). */
+  readonly message: string;
+  /** Whether the same call may succeed if retried unchanged, when the error says. */
+  readonly retryable?: boolean;
 }
 
 /** A run of the agent loop began. */
@@ -16,7 +32,10 @@ export interface RunStartedEvent extends EventBase {
   readonly runId: string;
 }
 
-/** The agent loop ended, for the reason given. */
+/**
+ * The agent loop ended, for the reason given. Emitted exactly once for each `run-started`, on every path (a
+ * resumed run starts and finishes again, with the same `runId`).
+ */
 export interface RunFinishedEvent extends EventBase {
   readonly type: 'run-finished';
   readonly runId: string;
@@ -24,9 +43,18 @@ export interface RunFinishedEvent extends EventBase {
   readonly reason: string;
   readonly steps: number;
   readonly usage: Usage;
+  /**
+   * Why the run failed, when it ended in `error`, `aborted` or `loop-guard`: the code and message of the result's
+   * `error` (a `ProviderError`, `AbortedError`, `ToolCallLoopError`, `DecisionExtractionError`, ...).
+   */
+  readonly error?: EventError;
 }
 
-/** A model call began. */
+/**
+ * A model call began. It ends with exactly one `inference-finished` (the model answered) or `inference-failed`
+ * (it threw, was aborted, or timed out), with the same `step`; a run makes one model call at a time, so the
+ * next `inference-*` end of the run closes this one. A ReAct retry is a new call with its own start and end.
+ */
 export interface InferenceStartedEvent extends EventBase {
   readonly type: 'inference-started';
   readonly step: number;
@@ -37,7 +65,7 @@ export interface InferenceStartedEvent extends EventBase {
   readonly toolChoice: ToolChoice;
 }
 
-/** A model call ended. */
+/** A model call ended with an answer. */
 export interface InferenceFinishedEvent extends EventBase {
   readonly type: 'inference-finished';
   readonly step: number;
@@ -51,15 +79,36 @@ export interface InferenceFinishedEvent extends EventBase {
    * secrets with `redactSecrets`. Absent when the model returned no text.
    */
   readonly text?: string;
+  /** The provider's id of the response (`ModelResponse.responseId`), when it gave one. */
+  readonly responseId?: string;
 }
 
-/** A tool began executing. */
+/**
+ * A model call ended without an answer: the model threw (a `ProviderError` such as `rate_limited`, after the
+ * adapter's own retries), was aborted, or failed otherwise. Closes the `inference-started` of the same `step`.
+ */
+export interface InferenceFailedEvent extends EventBase {
+  readonly type: 'inference-failed';
+  readonly step: number;
+  readonly durationMs: number;
+  /** The typed error's code and redacted message. */
+  readonly error: EventError;
+}
+
+/**
+ * A tool began executing. It ends with exactly one `tool-call-finished` of the same id (`observation.actionId`),
+ * whatever happens (error, timeout, abort, a hook's block).
+ */
 export interface ToolCallStartedEvent extends EventBase {
   readonly type: 'tool-call-started';
   readonly action: Action;
 }
 
-/** A tool ended, in any final state. */
+/**
+ * A tool call ended, in any final state. A call that never started has a `tool-call-finished` without a
+ * `tool-call-started`: one whose arguments failed validation (after a `validation-failed` event), one beyond
+ * `maxParallelToolCalls`, one skipped by the loop guard, one whose approval was denied.
+ */
 export interface ToolCallFinishedEvent extends EventBase {
   readonly type: 'tool-call-finished';
   readonly observation: Observation;
@@ -73,7 +122,9 @@ export interface ToolCallProgressEvent extends EventBase {
   readonly progress: unknown;
 }
 
-/** A plan step was dispatched. */
+/**
+ * A plan step was dispatched. It ends with exactly one `plan-step-finished` of the same `planId` and `stepId`.
+ */
 export interface PlanStepStartedEvent extends EventBase {
   readonly type: 'plan-step-started';
   /**
@@ -85,7 +136,10 @@ export interface PlanStepStartedEvent extends EventBase {
   readonly toolName: string;
 }
 
-/** A plan step reached its final state. */
+/**
+ * A plan step reached its final state. A step that never started (skipped because a dependency failed, or not
+ * started before the plan was aborted) has a `plan-step-finished` without a `plan-step-started`.
+ */
 export interface PlanStepFinishedEvent extends EventBase {
   readonly type: 'plan-step-finished';
   /** Which plan the step belongs to (see `PlanStepStartedEvent.planId`). */
@@ -142,6 +196,7 @@ export type RunEvent =
   | RunFinishedEvent
   | InferenceStartedEvent
   | InferenceFinishedEvent
+  | InferenceFailedEvent
   | ToolCallStartedEvent
   | ToolCallFinishedEvent
   | ToolCallProgressEvent

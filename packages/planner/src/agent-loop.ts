@@ -5,6 +5,7 @@ import {
   assertToolCallPairing,
   assertToolChoiceOffered,
   EMPTY_USAGE,
+  eventErrorOf,
   type Message,
   OrgError,
   type RunEvent,
@@ -167,7 +168,8 @@ export async function executeRun(
   const deliver = (event: RunEvent): void => {
     if (listener === undefined) return;
     try {
-      listener(event);
+      // Every event names its run, so one listener can follow several runs at once (tracing, logs).
+      listener(event.runId === runId ? event : { ...event, runId });
     } catch {
       // A throwing listener must not break the run (RunEventListener contract).
     }
@@ -198,6 +200,22 @@ export async function executeRun(
         lastObservations: [],
       };
   const observations: ToolObservation[] = state.steps.flatMap((step) => [...step.observations]);
+  // Checked before the run starts: a resume that cannot proceed throws, and leaves no run-started without its end.
+  if (resume !== undefined) {
+    const pendingIds = (resume.state.pendingApprovals ?? []).map((action) => action.id);
+    const decisions: Readonly<Record<string, ApprovalDecision>> = resume.decisions ?? {};
+    const missing = pendingIds.filter((id) => decisions[id] === undefined);
+    const unknown = Object.keys(decisions).filter((id) => !pendingIds.includes(id));
+    if (missing.length > 0 || unknown.length > 0) {
+      throw new InvalidResumeStateError({
+        message:
+          (missing.length > 0 ? `No decision for pending action(s) ${missing.join(', ')}. ` : '') +
+          (unknown.length > 0 ? `Decisions for unknown action(s) ${unknown.join(', ')}. ` : '') +
+          `Pending: ${pendingIds.join(', ')}.`,
+        missingDecisions: missing,
+      });
+    }
+  }
   emit({ type: 'run-started', timestamp: now(), runId });
 
   const finish = (
@@ -217,6 +235,7 @@ export async function executeRun(
       reason: finishReason,
       steps: state.steps.length,
       usage: state.usage,
+      ...(extra.error === undefined ? {} : { error: eventErrorOf(extra.error) }),
     });
     const detail = extra.detail ?? extra.error?.message;
     return {
@@ -397,18 +416,6 @@ export async function executeRun(
 
   try {
     if (resume !== undefined) {
-      const pendingIds = resume.state.pendingApprovals.map((action) => action.id);
-      const missing = pendingIds.filter((id) => resume.decisions[id] === undefined);
-      const unknown = Object.keys(resume.decisions).filter((id) => !pendingIds.includes(id));
-      if (missing.length > 0 || unknown.length > 0) {
-        throw new InvalidResumeStateError({
-          message:
-            (missing.length > 0 ? `No decision for pending action(s) ${missing.join(', ')}. ` : '') +
-            (unknown.length > 0 ? `Decisions for unknown action(s) ${unknown.join(', ')}. ` : '') +
-            `Pending: ${pendingIds.join(', ')}.`,
-          missingDecisions: missing,
-        });
-      }
       const ended = await completeStep(
         resume.state.pending.turn,
         resume.state.pending.toolChoice,
@@ -495,7 +502,6 @@ export async function executeRun(
     }
     return finish('max-steps', { detail: `The run reached maxSteps (${maxSteps}) without a final answer.` });
   } catch (error) {
-    if (InvalidResumeStateError.isInstance(error)) throw error;
     if (AbortedError.isInstance(error) || options.signal?.aborted) {
       return finish('aborted', {
         error: AbortedError.isInstance(error)

@@ -1,7 +1,11 @@
-import { type ModelRequest, type ModelResponse, redactSecrets } from '@org/core';
+import { eventErrorOf, type ModelRequest, type ModelResponse, redactSecrets } from '@org/core';
 import type { InferenceRecord, PlanningContext } from './planner.js';
 
-/** Calls the model once, emitting `inference-started` / `inference-finished`, and returns a record of the call. */
+/**
+ * Calls the model once, emitting `inference-started` and then exactly one of `inference-finished` (an answer) or
+ * `inference-failed` (the call threw: a provider error, an abort), and returns a record of the call. A failure is
+ * rethrown after its event, so the loop ends the run with it.
+ */
 export async function infer(
   context: PlanningContext,
   request: ModelRequest,
@@ -18,20 +22,37 @@ export async function infer(
     toolCount: request.tools?.length ?? 0,
     toolChoice: request.toolChoice ?? { type: 'auto' },
   });
-  const response = await context.model.generate(request);
-  const finishedAt = context.now();
-  context.emit({
-    type: 'inference-finished',
-    timestamp: finishedAt,
-    step: context.step,
-    finishReason: response.finishReason,
-    usage: response.usage,
-    toolCalls: response.toolCalls,
-    adjustments: response.adjustments,
-    durationMs: finishedAt - startedAt,
-    // A live log shows the ReAct decision or the final answer from here; secrets never reach a listener.
-    ...(response.text === '' ? {} : { text: redactSecrets(response.text) }),
-  });
+  let response: ModelResponse;
+  let finishedAt: number;
+  // The finished event is built inside the try: a malformed response (a broken adapter) fails the call too,
+  // rather than leaving its start without an end.
+  try {
+    response = await context.model.generate(request);
+    finishedAt = context.now();
+    context.emit({
+      type: 'inference-finished',
+      timestamp: finishedAt,
+      step: context.step,
+      finishReason: response.finishReason,
+      usage: response.usage,
+      toolCalls: response.toolCalls,
+      adjustments: response.adjustments,
+      durationMs: finishedAt - startedAt,
+      // A live log shows the ReAct decision or the final answer from here; secrets never reach a listener.
+      ...(response.text === '' ? {} : { text: redactSecrets(response.text) }),
+      ...(response.responseId === undefined ? {} : { responseId: response.responseId }),
+    });
+  } catch (error) {
+    const failedAt = context.now();
+    context.emit({
+      type: 'inference-failed',
+      timestamp: failedAt,
+      step: context.step,
+      durationMs: failedAt - startedAt,
+      error: eventErrorOf(error),
+    });
+    throw error;
+  }
   for (const adjustment of response.adjustments) {
     context.emit({ type: 'adjustment', timestamp: finishedAt, adjustment });
   }

@@ -981,3 +981,34 @@ describe('executeAction: nested calls (context.executeNested)', () => {
     expect(observation.error?.details).toMatchObject({ thrownCode: 'invalid_tool_option' });
   });
 });
+
+describe('executeAction: event pairing', () => {
+  it('closes its tool-call-started even when something unexpected throws, then rethrows', async () => {
+    const registry = new ToolRegistry([simple('ok', () => 'fine')]);
+    const broken = Object.create(registry, {
+      resolve: {
+        value: () => {
+          throw new Error('registry exploded');
+        },
+      },
+    }) as ToolRegistry;
+    const events: RunEvent[] = [];
+    await expect(
+      executeAction(broken, action('ok'), { onEvent: (event) => events.push(event), now: () => 5 }),
+    ).rejects.toThrow('registry exploded');
+    expect(events).toEqual([
+      { type: 'tool-call-started', timestamp: 5, action: action('ok') },
+      {
+        type: 'tool-call-finished',
+        timestamp: 5,
+        observation: {
+          actionId: 'call_1',
+          toolName: 'ok',
+          status: 'error',
+          error: { code: 'internal_error', message: 'The call failed unexpectedly: registry exploded' },
+          durationMs: 0,
+        },
+      },
+    ]);
+  });
+});

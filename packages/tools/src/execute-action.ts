@@ -348,10 +348,47 @@ function thrownDetails(thrown: unknown): Record<string, unknown> {
  * history.push({ role: 'tool', toolCallId: action.id, toolName: action.toolName,
  *   content: formatObservationForModel(observation), isError: observation.status !== 'success' });
  */
-export async function executeAction(
+export function executeAction(
   registry: ToolRegistry,
   action: Action,
   options: ExecuteActionOptions = {},
+): Promise<ToolObservation> {
+  // Without a listener there is no event to pair: no wrapper on the hot path.
+  if (options.onEvent === undefined) return runAction(registry, action, options, undefined);
+  const events: EventPairing = { startedAt: undefined, finished: false };
+  return runAction(registry, action, options, events).catch((thrown: unknown) => {
+    // An unexpected throw (a hostile registry or schema, a bug) still closes the `tool-call-started` it opened,
+    // so a listener never keeps a call open forever; the throw itself reaches the caller unchanged.
+    if (events.startedAt !== undefined && !events.finished) {
+      const now = options.now ?? Date.now;
+      const observation: ToolObservation = {
+        actionId: action.id,
+        toolName: action.toolName,
+        status: 'error',
+        error: { code: 'internal_error', message: `The call failed unexpectedly: ${errorMessageOf(thrown)}` },
+        durationMs: Math.max(0, now() - events.startedAt),
+      };
+      try {
+        options.onEvent?.({ type: 'tool-call-finished', timestamp: now(), observation });
+      } catch {
+        // A listener must not break the run; its failure is its own.
+      }
+    }
+    throw thrown;
+  });
+}
+
+/** Whether a call's `tool-call-started` was emitted (and when), and whether its `tool-call-finished` was. */
+interface EventPairing {
+  startedAt: number | undefined;
+  finished: boolean;
+}
+
+async function runAction(
+  registry: ToolRegistry,
+  action: Action,
+  options: ExecuteActionOptions,
+  events: EventPairing | undefined,
 ): Promise<ToolObservation> {
   if (options.timeoutMs !== undefined) {
     const problem = timeoutProblem(options.timeoutMs);
@@ -393,7 +430,10 @@ export async function executeAction(
       observation.artifacts = fields.artifacts;
     if (interceptions.length > 0) observation.interceptions = [...interceptions];
     if (fields.truncated === true) observation.truncated = true;
-    if (options.onEvent !== undefined) emit({ type: 'tool-call-finished', timestamp: now(), observation });
+    if (options.onEvent !== undefined) {
+      if (events !== undefined) events.finished = true;
+      emit({ type: 'tool-call-finished', timestamp: now(), observation });
+    }
     return observation;
   };
   const fail = (
@@ -404,7 +444,10 @@ export async function executeAction(
   ): ToolObservation =>
     finish(status, { error: { code, message, ...(details === undefined ? {} : { details }) } });
 
-  if (options.onEvent !== undefined) emit({ type: 'tool-call-started', timestamp: started, action });
+  if (options.onEvent !== undefined) {
+    if (events !== undefined) events.startedAt = started;
+    emit({ type: 'tool-call-started', timestamp: started, action });
+  }
   const tool = registry.resolve(action.toolName);
   if (tool === undefined) {
     return fail(
