@@ -15,6 +15,8 @@ export interface DemoArguments {
   readonly model?: string;
   readonly config?: string;
   readonly quiet: boolean;
+  /** Print each run's trace tree (OpenTelemetry spans, GenAI conventions). */
+  readonly trace: boolean;
   readonly help: boolean;
 }
 
@@ -40,6 +42,7 @@ Options:
   --model <id>        The provider's model id (required with --provider)
   --config <file>     Run an agent described in YAML (see examples/agent.yaml)
   --quiet             Print only the table and the timeline paths
+  --trace             Print the trace tree of each run (OpenTelemetry spans, GenAI conventions)
   --help              Show this text
 `;
 
@@ -72,6 +75,7 @@ const FLAGS = [
   '--model',
   '--config',
   '--quiet',
+  '--trace',
   '--help',
 ];
 
@@ -96,7 +100,7 @@ export function parseDemoArguments(argv: readonly string[], taskIds: readonly st
         message: `unknown argument '${argument}'${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}. See --help.`,
       });
     }
-    if (flag === '--real-time' || flag === '--quiet' || flag === '--help') {
+    if (flag === '--real-time' || flag === '--quiet' || flag === '--trace' || flag === '--help') {
       flags.add(flag);
       continue;
     }
@@ -123,6 +127,7 @@ export function parseDemoArguments(argv: readonly string[], taskIds: readonly st
       'typical',
     realTime: flags.has('--real-time'),
     quiet: flags.has('--quiet'),
+    trace: flags.has('--trace'),
     help: flags.has('--help'),
     ...(outDir === undefined ? {} : { outDir }),
     ...(provider === undefined

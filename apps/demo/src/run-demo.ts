@@ -21,6 +21,7 @@ import { createProviderModel } from './providers.js';
 import { describeEvent, formatComparisonTable } from './report.js';
 import { MODE_LABELS, type Mode, type ModeRun, runTaskInMode } from './run-mode.js';
 import { DEMO_TASKS } from './tasks.js';
+import { createTraceRecorder } from './trace-recorder.js';
 
 /** Where the demo writes and reads: the output streams, the environment and the working directory. */
 export interface DemoIo {
@@ -142,6 +143,7 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<Demo
   if (options.realTime && realModel === undefined) countTokens('warm up the tokenizer');
   const runs: ModeRun[] = [];
   const timelines: string[] = [];
+  const traceRecorder = options.trace ? createTraceRecorder('org-demo') : undefined;
   for (const { task, modes, toolChoice, maxParallelToolCalls, maxSteps } of tasks) {
     print();
     print(`━━ ${task.title}: ${task.summary}`);
@@ -169,6 +171,7 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<Demo
         ...(toolChoice === undefined ? {} : { toolChoice }),
         ...(maxParallelToolCalls === undefined ? {} : { maxParallelToolCalls }),
         ...(maxSteps === undefined ? {} : { maxSteps }),
+        ...(traceRecorder === undefined ? {} : { runListener: traceRecorder.listener }),
         onEvent: (event) => {
           if (options.quiet) return;
           const line = describeEvent(event, startedAt);
@@ -181,6 +184,10 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<Demo
           ? run.result.text
           : `(${run.result.finishReason}) ${run.result.finishDetail ?? ''}`;
       print(`   answer: ${answer}`);
+      if (traceRecorder !== undefined) {
+        print('   trace:');
+        for (const line of traceRecorder.takeTree().split('\n')) print(`     ${line}`);
+      }
       run.plans.forEach((timeline, index) => {
         mkdirSync(outDir, { recursive: true });
         const file = join(outDir, `${task.id}-${mode}${run.plans.length === 1 ? '' : `-${index + 1}`}.svg`);

@@ -36,6 +36,11 @@ export interface RunTaskInModeOptions {
   readonly clock: ToolClock;
   /** Every event of the run: the loop's and the plan executor's. */
   readonly onEvent?: (event: RunEvent) => void;
+  /**
+   * Every event exactly as the loop emits it, each naming its run (plan steps included, once): for a tracer such as
+   * `otelListener` of `@org/otel`.
+   */
+  readonly runListener?: (event: RunEvent) => void;
   /** Plan steps and tool calls running at once. Default 8. */
   readonly maxConcurrency?: number;
   /** Planning steps before the run stops. Default: the task's calls + 3. */
@@ -114,6 +119,7 @@ export async function runTaskInMode(
     maxConcurrency: options.maxConcurrency ?? 8,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     onEvent: (event) => {
+      options.runListener?.(event);
       if (event.type === 'tool-call-started' && event.action.toolName === TOOL_PLAN_TOOL_NAME) {
         planArguments.set(event.action.id, event.action.args);
       }
