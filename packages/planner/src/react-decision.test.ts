@@ -98,15 +98,93 @@ describe('parseReActDecision: text form', () => {
     expect(result).toMatchObject({ ok: true, decision: { argumentsText: "{city: 'Paris'" } });
   });
 
-  it('rejects an Action with a Final Answer, an Action without input, and an empty answer', () => {
+  it('rejects a Final Answer followed by an Action, an Action without input, and an empty answer', () => {
     for (const text of [
-      'Action: search\nAction Input: {}\nFinal Answer: done',
+      'Final Answer: done\nThought: wait\nAction: search\nAction Input: {}',
       'Thought: hmm\nAction: search',
       'Final Answer:   ',
       'Action:   \nAction Input: {}',
     ]) {
       expect(parseReActDecision(text).ok).toBe(false);
     }
+  });
+});
+
+describe('parseReActDecision: answers that run ahead, and Markdown labels', () => {
+  const call = (tool: string, argumentsText: string, thought: string) => ({
+    ok: true,
+    decision: { type: 'call_tool', thought, tool, argumentsText, format: 'text' },
+  });
+
+  it('takes the first complete action when the model writes two Thought / Action blocks', () => {
+    const text = [
+      'Thought: First the weather in Paris.',
+      'Action: get_weather',
+      'Action Input: {"city": "Paris"}',
+      'Thought: Then Rome.',
+      'Action: get_weather',
+      'Action Input: {"city": "Rome"}',
+    ].join('\n');
+    expect(parseReActDecision(text)).toEqual(
+      call('get_weather', '{"city": "Paris"}', 'First the weather in Paris.'),
+    );
+  });
+
+  it('ignores an invented observation and a premature final answer after a complete action', () => {
+    const text =
+      'Thought: Search first.\nAction: search\nAction Input: {"q": "x"}\nObservation: 3 results\nFinal Answer: done';
+    expect(parseReActDecision(text)).toEqual(call('search', '{"q": "x"}', 'Search first.'));
+  });
+
+  it.each([
+    ['**Label:**', (label: string) => `**${label}:**`],
+    ['**Label**:', (label: string) => `**${label}**:`],
+    ['### Label:', (label: string) => `### ${label}:`],
+    ['- Label:', (label: string) => `- ${label}:`],
+    ['__Label:__', (label: string) => `__${label}:__`],
+  ])('reads Markdown labels written as %s', (_style, label) => {
+    const text = [
+      `${label('Thought')} I need the weather.`,
+      `${label('Action')} \`get_weather\``,
+      `${label('Action Input')} {"city": "Paris"}`,
+    ].join('\n');
+    expect(parseReActDecision(text)).toEqual(call('get_weather', '{"city": "Paris"}', 'I need the weather.'));
+    expect(parseReActDecision(`${label('Thought')} done\n${label('Final Answer')} 24°C`)).toEqual({
+      ok: true,
+      decision: { type: 'final_answer', thought: 'done', answer: '24°C', format: 'text' },
+    });
+  });
+
+  it('keeps a tool name that ends in an underscore, and unwraps emphasis around a name', () => {
+    expect(parseReActDecision('Action: a_\nAction Input: {}')).toMatchObject({ decision: { tool: 'a_' } });
+    expect(parseReActDecision('Action: **get_weather**\nAction Input: {}')).toMatchObject({
+      decision: { tool: 'get_weather' },
+    });
+  });
+
+  it('reads a JSON decision with the strict reader: no duplicate key wins, no integer is rounded', () => {
+    const duplicate = parseReActDecision(
+      '{"type": "call_tool", "tool": "pay", "args": {"to": "alice", "to": "mallory"}}',
+    );
+    expect(duplicate.ok).toBe(false);
+    const exact = parseReActDecision(
+      '{"type": "call_tool", "tool": "pay", "args": {"account": 12345678901234567891}}',
+    );
+    expect(exact.ok).toBe(false);
+  });
+
+  it('reads a long hostile text in time linear in its length', () => {
+    const unit = 'Thought:\n \n\t\n**Action**\n{"a":';
+    const small = unit.repeat(2_000);
+    const large = unit.repeat(20_000);
+    const time = (text: string): number => {
+      const started = performance.now();
+      for (let round = 0; round < 3; round++) parseReActDecision(text);
+      return performance.now() - started;
+    };
+    time(small);
+    // Ten times the text may take ten times as long, and then some for noise; a quadratic scan takes a hundred.
+    expect(time(large)).toBeLessThan(Math.max(1_000, time(small) * 40));
   });
 });
 
