@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   AbortedError,
   AuthenticationError,
+  abortReasonOf,
   brandError,
   ContextLengthExceededError,
   errorMessageOf,
@@ -336,5 +337,32 @@ describe('eventErrorOf', () => {
       message: 'key [REDACTED] leaked',
     });
     expect(eventErrorOf(undefined)).toEqual({ code: 'error', message: 'undefined was thrown' });
+  });
+});
+
+describe('abort reasons in messages', () => {
+  it('names the reason given to abort(reason), and nothing for the default reason', () => {
+    const withReason = new AbortController();
+    withReason.abort('the user closed the tab');
+    expect(new AbortedError({ operation: 'agent run', cause: withReason.signal.reason }).message).toBe(
+      'agent run was aborted: the user closed the tab.',
+    );
+    const errorReason = new AbortController();
+    errorReason.abort(new Error('deploy window closed.'));
+    expect(abortReasonOf(errorReason.signal.reason)).toBe('deploy window closed');
+    const plain = new AbortController();
+    plain.abort();
+    expect(abortReasonOf(plain.signal.reason)).toBeUndefined();
+    expect(new AbortedError({ operation: 'agent run', cause: plain.signal.reason }).message).toBe(
+      'agent run was aborted.',
+    );
+  });
+
+  it('redacts secrets and bounds the reason', () => {
+    registerSecret('abort-secret-77f1');
+    expect(abortReasonOf('key abort-secret-77f1 revoked')).not.toContain('abort-secret-77f1');
+    const long = abortReasonOf('x'.repeat(10_000));
+    expect(long?.length).toBeLessThanOrEqual(301);
+    expect(long?.endsWith('…')).toBe(true);
   });
 });

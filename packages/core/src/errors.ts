@@ -368,8 +368,13 @@ brandError(TimeoutError, 'TimeoutError');
 export class AbortedError extends OrgError {
   readonly operation: string;
 
+  /** The message names the reason given to `abort(reason)` (see `abortReasonOf`); the reason itself is the `cause`. */
   constructor(options: { operation: string; cause?: unknown }) {
-    super('aborted', { message: `${options.operation} was aborted.`, cause: options.cause });
+    const reason = abortReasonOf(options.cause);
+    super('aborted', {
+      message: `${options.operation} was aborted${reason === undefined ? '' : `: ${reason}`}.`,
+      cause: options.cause,
+    });
     this.operation = options.operation;
   }
 }
@@ -439,6 +444,36 @@ export function errorMessageOf(thrown: unknown): string {
   } catch {
     return 'An unprintable value was thrown';
   }
+}
+
+const MAX_ABORT_REASON_CHARACTERS = 300;
+
+/**
+ * The reason given to `controller.abort(reason)`, as text for a message: an error's message, a string, or the value
+ * described; redacted of secrets, at most 300 characters, without a final period. `undefined` when no reason was
+ * given (the platform's default `AbortError`) or the reason is empty.
+ *
+ * @example
+ * abortReasonOf('the user closed the tab'); // 'the user closed the tab'
+ * abortReasonOf(new AbortController().signal.reason); // undefined
+ */
+export function abortReasonOf(reason: unknown): string | undefined {
+  if (reason === undefined || reason === null) return undefined;
+  try {
+    if (
+      reason instanceof Error &&
+      reason.name === 'AbortError' &&
+      reason.message === 'This operation was aborted'
+    ) {
+      return undefined;
+    }
+  } catch {
+    // A hostile value: described below like any other.
+  }
+  let text = errorMessageOf(reason).trim().replace(/\.+$/, '');
+  if (text === '') return undefined;
+  if (text.length > MAX_ABORT_REASON_CHARACTERS) text = `${text.slice(0, MAX_ABORT_REASON_CHARACTERS)}…`;
+  return text;
 }
 
 /**

@@ -5,6 +5,7 @@ export { collectStream } from './collect-stream.js';
 export {
   AbortedError,
   AuthenticationError,
+  abortReasonOf,
   brandError,
   ContextLengthExceededError,
   type CoreErrorCode,

@@ -698,6 +698,10 @@ describe('runAgent: abort during a tool call', () => {
     const result = await runAgent({ model, tools, task: 'Look up a and b.', signal: controller.signal });
     expect(result.finishReason).toBe('aborted');
     expect(result.observations.map((observation) => observation.status)).toEqual(['aborted', 'aborted']);
+    // The reason given to abort(reason) is named where people and the model read, not only in `cause`.
+    expect(result.error?.message).toBe('agent run was aborted: user pressed stop.');
+    expect(result.finishDetail).toBe('agent run was aborted: user pressed stop.');
+    expect(result.observations[0]?.error?.message).toContain(': user pressed stop.');
     expect(result.roundTrips).toBe(1);
     assertToolCallPairing(result.messages);
   });

@@ -152,6 +152,28 @@ describe('executeAction', () => {
     });
   });
 
+  it('names the reason given to abort(reason) in the message the model reads', async () => {
+    const registry = new ToolRegistry([
+      simple(
+        'wait',
+        (_args, context: { signal: AbortSignal }) =>
+          new Promise((_resolve, reject) =>
+            context.signal.addEventListener('abort', () => reject(new Error('stopped'))),
+          ),
+      ),
+    ]);
+    const controller = new AbortController();
+    const pending = executeAction(registry, action('wait'), { signal: controller.signal });
+    controller.abort('the user pressed stop');
+    expect((await pending).error?.message).toBe(
+      "Tool 'wait' was aborted before it finished: the user pressed stop.",
+    );
+    const before = await executeAction(registry, action('wait'), {
+      signal: AbortSignal.abort(new Error('budget exhausted')),
+    });
+    expect(before.error?.message).toBe("Tool 'wait' was not run: the run was aborted: budget exhausted.");
+  });
+
   it('streams progress from an async iterable; the last item is the result', async () => {
     const events: RunEvent[] = [];
     const registry = new ToolRegistry([

@@ -1,5 +1,6 @@
 import {
   type Action,
+  abortReasonOf,
   errorMessageOf,
   type Observation,
   type ObservationError,
@@ -378,6 +379,12 @@ export function executeAction(
   });
 }
 
+/** `: <reason>` naming what was given to `abort(reason)`, or nothing when no reason was given. */
+function abortedBecause(signal: AbortSignal | undefined): string {
+  const reason = signal?.aborted === true ? abortReasonOf(signal.reason) : undefined;
+  return reason === undefined ? '' : `: ${reason}`;
+}
+
 /** Whether a call's `tool-call-started` was emitted (and when), and whether its `tool-call-finished` was. */
 interface EventPairing {
   startedAt: number | undefined;
@@ -469,7 +476,11 @@ async function runAction(
     });
   };
   if (options.signal?.aborted === true) {
-    return fail('aborted', 'aborted', `Tool '${tool.name}' was not run: the run was aborted.`);
+    return fail(
+      'aborted',
+      'aborted',
+      `Tool '${tool.name}' was not run: the run was aborted${abortedBecause(options.signal)}.`,
+    );
   }
 
   let args: Record<string, unknown> = action.args;
@@ -539,7 +550,11 @@ async function runAction(
   // added only now, and a listener added to an already-aborted signal never fires: check again before the tool runs.
   // (A call, not a property read: TypeScript would keep the narrowing from the check before the hooks.)
   if (isAborted(options.signal)) {
-    return fail('aborted', 'aborted', `Tool '${tool.name}' was not run: the run was aborted.`);
+    return fail(
+      'aborted',
+      'aborted',
+      `Tool '${tool.name}' was not run: the run was aborted${abortedBecause(options.signal)}.`,
+    );
   }
 
   const injected = options.injected ?? NO_INJECTED;
@@ -701,7 +716,11 @@ async function runAction(
         { timeoutMs },
       );
     case 'aborted':
-      return fail('aborted', 'aborted', `Tool '${tool.name}' was aborted before it finished.`);
+      return fail(
+        'aborted',
+        'aborted',
+        `Tool '${tool.name}' was aborted before it finished${abortedBecause(options.signal)}.`,
+      );
     case 'thrown':
       return fail(
         'error',
