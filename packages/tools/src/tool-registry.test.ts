@@ -20,6 +20,26 @@ describe('ToolRegistry', () => {
     expect(registry.size).toBe(2);
   });
 
+  it('unregisters a tool: gone from get, names, resolve and the cached specs; the name can be reused', () => {
+    const registry = new ToolRegistry([make('search'), make('math.factorial'), make('math_factorial')]);
+    expect(registry.specs().map((spec) => spec.name)).toEqual([
+      'search',
+      'math_factorial_2',
+      'math_factorial',
+    ]);
+    expect(registry.unregister('math_factorial')).toBe(true);
+    expect(registry.unregister('math_factorial')).toBe(false);
+    expect(registry.unregister('__proto__')).toBe(false);
+    expect(registry.names()).toEqual(['search', 'math.factorial']);
+    // The mapping is recomputed: the namespaced name now gets the unsuffixed provider name.
+    expect(registry.specs().map((spec) => spec.name)).toEqual(['search', 'math_factorial']);
+    expect(registry.resolve('math_factorial')?.name).toBe('math.factorial');
+    expect(registry.unregister('search')).toBe(true);
+    expect(registry.resolve('search')).toBeUndefined();
+    registry.register(make('search'));
+    expect(registry.names()).toEqual(['math.factorial', 'search']);
+  });
+
   it('rejects a duplicate name with a typed error', () => {
     const registry = new ToolRegistry([make('search')]);
     expect(() => registry.register(make('search'))).toThrow(DuplicateToolError);

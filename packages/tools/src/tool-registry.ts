@@ -89,6 +89,21 @@ export class ToolRegistry {
     return this;
   }
 
+  /**
+   * Removes the tool registered under exactly this name; returns whether there was one. Provider names are
+   * recomputed and the spec cache cleared, so the next `specs()` (the agent loop reads it every step) no longer
+   * offers it. For tool sets that change at run time (an MCP server's `notifications/tools/list_changed`).
+   *
+   * @example
+   * registry.unregister('search'); // true; registry.has('search') is now false
+   */
+  unregister(name: string): boolean {
+    if (!this.#tools.delete(name)) return false;
+    this.#mapping = undefined;
+    this.#specs.clear();
+    return true;
+  }
+
   /** The tool registered under exactly this name. */
   get(name: string): Tool | undefined {
     return this.#tools.get(name);
