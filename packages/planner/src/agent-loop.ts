@@ -25,11 +25,13 @@ import type {
   StopCondition,
 } from './agent-types.js';
 import { canonicalJson } from './argument-leak.js';
-import { InvalidAgentOptionsError, InvalidResumeStateError, ToolCallLoopError } from './errors.js';
+import { InvalidAgentOptionsError, InvalidResumeStateError } from './errors.js';
 import { createFunctionCallingPlanner } from './function-calling-planner.js';
+import { HookScreening } from './hook-screening.js';
+import { LoopGuard } from './loop-guard.js';
 import type { Planner, PlannerTurn, PlanningContext } from './planner.js';
 import { createReActPlanner } from './react-planner.js';
-import { buildSystemPrompt } from './system-prompt.js';
+import { assertResumedTools, pausedRunSettings, resumedOptions, systemPromptOf } from './resume-options.js';
 import { observationErrorOf } from './tool-calls-to-actions.js';
 import { isForcedChoiceSatisfied, resolveToolChoice } from './tool-choice-policy.js';
 import { recordToolOutcome, type ToolSelectionStats } from './tool-stats.js';
@@ -45,7 +47,7 @@ interface RunState {
   steps: AgentStep[];
   usage: Usage;
   toolStats: Record<string, ToolSelectionStats>;
-  callCounts: Map<string, number>;
+  loopGuard: LoopGuard;
   calledTools: string[];
   forcedChoiceSatisfied: boolean;
   lastObservations: ToolObservation[];
@@ -105,8 +107,8 @@ function prepare(options: AgentOptions): {
     assertToolChoiceOffered(toToolChoice(toolChoice), registry.names());
   }
   const messages = [...(options.messages ?? [])];
-  const leadingSystem: string[] = [];
-  while (messages[0]?.role === 'system') leadingSystem.push((messages.shift() as Message).content);
+  // Leading system messages are part of the system prompt (systemPromptOf); the rest is the conversation.
+  while (messages[0]?.role === 'system') messages.shift();
   if (messages.some((message) => message.role === 'system')) {
     throw new InvalidAgentOptionsError({
       option: 'messages',
@@ -128,14 +130,7 @@ function prepare(options: AgentOptions): {
       message: 'give a task or a conversation (messages).',
     });
   }
-  const basePrompt = [options.systemPrompt, ...leadingSystem].filter(
-    (part) => part !== undefined && part !== '',
-  );
-  const systemPrompt = buildSystemPrompt(
-    basePrompt.length === 0 ? undefined : basePrompt.join('\n\n'),
-    options.strategicPlan,
-    options.maxStrategicPlanCharacters,
-  );
+  const systemPrompt = systemPromptOf(options);
   const stopConditions =
     options.stopWhen === undefined
       ? []
@@ -159,10 +154,13 @@ function prepare(options: AgentOptions): {
  * are valid (a provider error, an abort or an unreadable decision ends the run with `finishReason` and `error`).
  */
 export async function executeRun(
-  options: AgentOptions,
+  givenOptions: AgentOptions,
   listener: ((event: RunEvent) => void) | undefined,
 ): Promise<AgentResult> {
+  // A resume continues the paused run as it was configured (checked against what the resume gives).
+  const options = resumedOptions(givenOptions);
   const setup = prepare(options);
+  assertResumedTools(options, setup.registry.names());
   const { registry, planner, systemPrompt, maxSteps, maxIdenticalCalls, stopConditions } = setup;
   const now = (): number => (options.clock ?? Date).now();
   const deliver = (event: RunEvent): void => {
@@ -187,14 +185,14 @@ export async function executeRun(
   const resume = options.resume;
   const runId = resume?.state.runId ?? options.runId ?? `run_${++runCounter}`;
   const state: RunState = resume
-    ? restoreState(resume.state)
+    ? restoreState(resume.state, maxIdenticalCalls)
     : {
         step: 0,
         history: setup.initialHistory,
         steps: [],
         usage: EMPTY_USAGE,
         toolStats: {},
-        callCounts: new Map(),
+        loopGuard: new LoopGuard(maxIdenticalCalls),
         calledTools: [],
         forcedChoiceSatisfied: false,
         lastObservations: [],
@@ -204,7 +202,7 @@ export async function executeRun(
   if (resume !== undefined) {
     const pendingIds = (resume.state.pendingApprovals ?? []).map((action) => action.id);
     const decisions: Readonly<Record<string, ApprovalDecision>> = resume.decisions ?? {};
-    const missing = pendingIds.filter((id) => decisions[id] === undefined);
+    const missing = pendingIds.filter((id) => decisionFor(decisions, id) === undefined);
     const unknown = Object.keys(decisions).filter((id) => !pendingIds.includes(id));
     if (missing.length > 0 || unknown.length > 0) {
       throw new InvalidResumeStateError({
@@ -263,32 +261,27 @@ export async function executeRun(
   const completeStep = async (
     turn: PlannerTurn,
     toolChoice: ToolChoice,
-    decisions: Readonly<Record<string, ApprovalDecision>>,
     startedAt: number,
+    screening: HookScreening,
+    approval: {
+      readonly decisions: Readonly<Record<string, ApprovalDecision>>;
+      /** The actions as the human saw them when asked (their arguments after the hooks). */
+      readonly asked: readonly Action[];
+    } = { decisions: {}, asked: [] },
   ): Promise<AgentResult | undefined> => {
     const results = new Map<string, ToolObservation>();
+    const asked = new Map(approval.asked.map((action) => [action.id, action]));
     for (const rejected of turn.rejected) {
       results.set(rejected.toolCall.id, rejected.observation);
       observe(rejected.observation);
     }
-    // Loop guard: the same tool with the same arguments, counted over the run.
-    let loop: ToolCallLoopError | undefined;
-    for (const action of turn.actions) {
-      const key = `${action.toolName} ${canonicalJson(action.args)}`;
-      const count = (state.callCounts.get(key) ?? 0) + 1;
-      state.callCounts.set(key, count);
-      if (count > maxIdenticalCalls && loop === undefined) {
-        loop = new ToolCallLoopError({
-          toolName: action.toolName,
-          argumentsJson: canonicalJson(action.args),
-          count,
-          maximum: maxIdenticalCalls,
-        });
-      }
-    }
+    // Loop guard: a call that keeps returning the same result is refused, and the run ends.
+    const loop = state.loopGuard.check(turn.actions);
     const runnable: Action[] = [];
     for (const action of turn.actions) {
-      const decision = decisions[action.id];
+      const decision = decisionFor(approval.decisions, action.id);
+      const askedAbout = asked.get(action.id);
+      const argsToRun = screening.argsToRun(action);
       if (loop !== undefined) {
         const skipped: ToolObservation = {
           actionId: action.id,
@@ -313,10 +306,30 @@ export async function executeRun(
         };
         results.set(action.id, blocked);
         observe(blocked);
+      } else if (
+        askedAbout !== undefined &&
+        argsToRun !== undefined &&
+        canonicalJson(argsToRun) !== canonicalJson(askedAbout.args)
+      ) {
+        // The hooks, asked again on resume, would run other arguments than the ones the human approved.
+        const stale: ToolObservation = {
+          actionId: action.id,
+          toolName: action.toolName,
+          status: 'blocked',
+          error: {
+            code: 'approval_stale',
+            message:
+              'The call was not run: the arguments it would run with differ from the ones that were approved.',
+          },
+          durationMs: 0,
+        };
+        results.set(action.id, stale);
+        observe(stale);
       } else {
         runnable.push(action);
       }
     }
+    const hooks = screening.hooks();
     const executed =
       runnable.length === 0
         ? []
@@ -325,7 +338,7 @@ export async function executeRun(
             onEvent: emit,
             now,
             ...(options.signal === undefined ? {} : { signal: options.signal }),
-            ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+            ...(hooks === undefined ? {} : { hooks }),
             ...(options.injected === undefined ? {} : { injected: options.injected }),
             ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
             ...(options.outputBudgetBytes === undefined
@@ -333,6 +346,12 @@ export async function executeRun(
               : { outputBudgetBytes: options.outputBudgetBytes }),
           });
     for (const observation of executed) results.set(observation.actionId, observation);
+    if (loop === undefined) {
+      for (const action of turn.actions) {
+        const observation = results.get(action.id);
+        if (observation !== undefined) state.loopGuard.record(action, observation);
+      }
+    }
 
     const ordered = turn.toolCalls.map(
       (call) =>
@@ -416,11 +435,16 @@ export async function executeRun(
 
   try {
     if (resume !== undefined) {
+      const turn = resume.state.pending.turn;
+      // The hooks are asked again here, in the resuming process; approval then holds only for the arguments the
+      // human saw.
+      const screening = await HookScreening.screen(registry, turn.actions, options.hooks, options.signal);
       const ended = await completeStep(
-        resume.state.pending.turn,
+        turn,
         resume.state.pending.toolChoice,
-        resume.decisions,
         resume.state.pending.startedAt,
+        screening,
+        { decisions: resume.decisions, asked: resume.state.pendingApprovals },
       );
       if (ended !== undefined) return ended;
     }
@@ -474,10 +498,15 @@ export async function executeRun(
       ) {
         state.forcedChoiceSatisfied = true;
       }
+      // Approval judges the arguments that will actually run: after `beforeToolUse`, as in `executeAction`.
+      const screening = await HookScreening.screen(registry, turn.actions, options.hooks, options.signal);
       const needingApproval: Action[] = [];
       for (const action of turn.actions) {
         const tool = registry.resolve(action.toolName);
-        if (tool !== undefined && (await toolNeedsApproval(tool, action.args))) needingApproval.push(action);
+        const args = screening.argsToRun(action);
+        if (tool !== undefined && args !== undefined && (await toolNeedsApproval(tool, args))) {
+          needingApproval.push(args === action.args ? action : { ...action, args });
+        }
       }
       if (needingApproval.length > 0) {
         for (const action of needingApproval) emit({ type: 'approval-requested', timestamp: now(), action });
@@ -489,15 +518,22 @@ export async function executeRun(
           steps: [...state.steps],
           usage: state.usage,
           toolStats: { ...state.toolStats },
-          callCounts: [...state.callCounts],
+          callCounts: state.loopGuard.counts,
+          callResults: state.loopGuard.results,
           calledTools: [...state.calledTools],
           forcedChoiceSatisfied: state.forcedChoiceSatisfied,
           pending: { turn, toolChoice, startedAt: stepStartedAt },
           pendingApprovals: needingApproval,
+          run: pausedRunSettings(options, {
+            systemPrompt,
+            maxSteps,
+            maxIdenticalToolCalls: maxIdenticalCalls,
+            tools: registry.names(),
+          }),
         };
         return finish('approval-required', { pendingApprovals: needingApproval, paused });
       }
-      const ended = await completeStep(turn, toolChoice, {}, stepStartedAt);
+      const ended = await completeStep(turn, toolChoice, stepStartedAt, screening);
       if (ended !== undefined) return ended;
     }
     return finish('max-steps', { detail: `The run reached maxSteps (${maxSteps}) without a final answer.` });
@@ -549,11 +585,19 @@ function toRegistry(tools: AgentOptions['tools']): ToolRegistry {
   return new ToolRegistry(candidate as Iterable<Tool>);
 }
 
+/** The decision for an action id, read as an own property: an id such as `constructor` inherits nothing. */
+function decisionFor(
+  decisions: Readonly<Record<string, ApprovalDecision>>,
+  id: string,
+): ApprovalDecision | undefined {
+  return Object.hasOwn(decisions, id) ? decisions[id] : undefined;
+}
+
 function approvedOf(decision: ApprovalDecision): boolean {
   return typeof decision === 'boolean' ? decision : decision.approved;
 }
 
-function restoreState(saved: AgentState): RunState {
+function restoreState(saved: AgentState, maxIdenticalCalls: number): RunState {
   if (saved?.version !== 1 || saved.pending === undefined) {
     throw new InvalidResumeStateError({
       message: 'The state to resume is not a paused run of this version (version 1).',
@@ -565,7 +609,10 @@ function restoreState(saved: AgentState): RunState {
     steps: [...saved.steps],
     usage: saved.usage,
     toolStats: { ...saved.toolStats },
-    callCounts: new Map(saved.callCounts),
+    loopGuard: new LoopGuard(maxIdenticalCalls, {
+      counts: saved.callCounts,
+      ...(saved.callResults === undefined ? {} : { results: saved.callResults }),
+    }),
     calledTools: [...saved.calledTools],
     forcedChoiceSatisfied: saved.forcedChoiceSatisfied,
     lastObservations: [],

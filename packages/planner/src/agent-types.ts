@@ -12,6 +12,7 @@ import type {
 } from '@org/core';
 import type { ExecuteActionOptions, Tool, ToolObservation, ToolRegistry } from '@org/tools';
 import type { InferenceRecord, Planner, PlannerTurn } from './planner.js';
+import type { PausedRunSettings } from './resume-options.js';
 import type { ToolChoicePolicy } from './tool-choice-policy.js';
 import type { ToolSelectionStats, ToolStats } from './tool-stats.js';
 
@@ -78,7 +79,10 @@ export interface AgentState {
   readonly steps: readonly AgentStep[];
   readonly usage: Usage;
   readonly toolStats: Readonly<Record<string, ToolSelectionStats>>;
+  /** The loop guard's counts: per call (tool and canonical arguments), its identical results in a row. */
   readonly callCounts: readonly (readonly [string, number])[];
+  /** The loop guard's fingerprint of each call's last result (absent in states saved before it existed). */
+  readonly callResults?: readonly (readonly [string, string])[];
   readonly calledTools: readonly string[];
   readonly forcedChoiceSatisfied: boolean;
   /** The planned step waiting for approval. */
@@ -87,8 +91,13 @@ export interface AgentState {
     readonly toolChoice: ToolChoice;
     readonly startedAt: number;
   };
-  /** The actions waiting for a decision. */
+  /** The actions waiting for a decision, with the arguments they will run with (after `beforeToolUse`). */
   readonly pendingApprovals: readonly Action[];
+  /**
+   * The paused run's configuration: a resume continues with it (system prompt, `maxSteps`, tool choice, ...) and must
+   * give again what a state cannot hold (`hooks`, `injected`, ...). Absent in states saved before it existed.
+   */
+  readonly run?: PausedRunSettings;
 }
 
 /** The outcome of a run. */
@@ -142,7 +151,11 @@ export interface AgentOptions {
   /** Planning steps before the run stops with `max-steps`. Default 10. */
   readonly maxSteps?: number;
   readonly stopWhen?: StopCondition | readonly StopCondition[];
-  /** The same call (tool and arguments) may be made this many times; one more stops the run. Default 3. */
+  /**
+   * The loop guard: the same call (tool and arguments) may return the same result this many times in a row; calling
+   * it once more ends the run with `loop-guard`. A call whose result changed (a polled job's status moved on) starts
+   * counting again. Default 3.
+   */
   readonly maxIdenticalToolCalls?: number;
   readonly hooks?: AgentHooks;
   /** Values for tools' injected (hidden) parameters. */

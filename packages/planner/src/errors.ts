@@ -58,7 +58,8 @@ export class DecisionExtractionError extends OrgError {
 brandError(DecisionExtractionError, 'DecisionExtractionError');
 
 /**
- * The model repeated the same call (same tool, same arguments) more often than the loop guard allows.
+ * The model repeated the same call (same tool, same arguments), getting the same result each time, more often than
+ * the loop guard allows.
  *
  * @example
  * if (result.finishReason === 'loop-guard' && ToolCallLoopError.isInstance(result.error)) {
@@ -69,14 +70,15 @@ export class ToolCallLoopError extends OrgError {
   readonly toolName: string;
   /** The repeated arguments, as canonical JSON. */
   readonly argumentsJson: string;
-  /** How many times the call was made, this one included. */
+  /** How many times in a row the call was made with the same result, the refused one included. */
   readonly count: number;
 
   constructor(options: { toolName: string; argumentsJson: string; count: number; maximum: number }) {
     super('tool_call_loop', {
       message:
         `The model called '${options.toolName}' with the same arguments ${options.count} times ` +
-        `(${options.argumentsJson}); the loop guard allows ${options.maximum}. The run was stopped.`,
+        `(${options.argumentsJson}), getting the same result each time; the loop guard allows ${options.maximum} ` +
+        'such calls in a row. The run was stopped.',
     });
     this.toolName = options.toolName;
     this.argumentsJson = options.argumentsJson;
@@ -96,10 +98,21 @@ brandError(ToolCallLoopError, 'ToolCallLoopError');
 export class InvalidResumeStateError extends OrgError {
   /** Pending action ids without a decision. */
   readonly missingDecisions: readonly string[];
+  /** Options the paused run had that the resume must give again (`hooks`, `injected`, ...), or `tools` it lacks. */
+  readonly missingOptions: readonly string[];
+  /** Options the resume gives other than the paused run's (`systemPrompt`, `maxSteps`, ...). */
+  readonly mismatchedOptions: readonly string[];
 
-  constructor(options: { message: string; missingDecisions?: readonly string[] }) {
+  constructor(options: {
+    message: string;
+    missingDecisions?: readonly string[];
+    missingOptions?: readonly string[];
+    mismatchedOptions?: readonly string[];
+  }) {
     super('invalid_resume_state', { message: options.message });
     this.missingDecisions = options.missingDecisions ?? [];
+    this.missingOptions = options.missingOptions ?? [];
+    this.mismatchedOptions = options.mismatchedOptions ?? [];
   }
 }
 brandError(InvalidResumeStateError, 'InvalidResumeStateError');

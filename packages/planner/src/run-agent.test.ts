@@ -192,6 +192,47 @@ describe('runAgent: the loop', () => {
     expectValidHistory(result);
   });
 
+  it('counts repeats without progress: a polled job whose status moves on never trips the guard', async () => {
+    const statuses = ['queued', 'running', 'running', 'running', 'done'];
+    let polls = 0;
+    const jobStatus = defineTool({
+      name: 'job_status',
+      description: 'The status of a job.',
+      input: z.object({ jobId: z.string() }),
+      // The third to fifth polls say `running` with a growing progress: each result differs.
+      execute: ({ jobId }) => ({ jobId, status: statuses[polls], progress: polls++ * 20 }),
+    });
+    const poll = { toolName: 'job_status', arguments: { jobId: 'j1' } };
+    const model = createScriptedModel({
+      script: [...statuses.map(() => ({ toolCalls: [poll] })), { text: 'The job is done.' }],
+    });
+    const result = await runAgent({ model, tools: [jobStatus], task: 'Wait for job j1.', maxSteps: 10 });
+    expect(result).toMatchObject({ finishReason: 'final-answer', text: 'The job is done.' });
+    expect(polls).toBe(5);
+  });
+
+  it('stops a poll that keeps returning the same result, after maxIdenticalToolCalls of them', async () => {
+    let polls = 0;
+    const jobStatus = defineTool({
+      name: 'job_status',
+      description: 'The status of a job.',
+      input: z.object({ jobId: z.string() }),
+      execute: ({ jobId }) => {
+        polls++;
+        return { jobId, status: 'running' };
+      },
+    });
+    const model = createScriptedModel({
+      script: () => ({ toolCalls: [{ toolName: 'job_status', arguments: { jobId: 'j1' } }] }),
+    });
+    const result = await runAgent({ model, tools: [jobStatus], task: 'Wait for job j1.', maxSteps: 10 });
+    expect(result.finishReason).toBe('loop-guard');
+    expect(result.error?.message).toContain('getting the same result each time');
+    // Three identical results in a row are allowed; the fourth identical call is refused, not run.
+    expect(polls).toBe(3);
+    expect(result.steps.at(-1)?.observations[0]?.status).toBe('skipped');
+  });
+
   it('ends with finishReason error on a provider error and aborted on an abort, keeping what was done', async () => {
     const failing = createScriptedModel({
       script: [
@@ -455,6 +496,224 @@ describe('runAgent: approvals', () => {
         resume: { state: paused.state as NonNullable<typeof paused.state>, decisions: {} },
       }),
     ).rejects.toSatisfy((error) => InvalidResumeStateError.isInstance(error));
+  });
+});
+
+describe('runAgent: approval judges the arguments that will run', () => {
+  const paymentTools = (payments: number[]) =>
+    new ToolRegistry([
+      defineTool({
+        name: 'pay',
+        description: 'Pays an amount.',
+        input: z.object({ amount: z.number() }),
+        needsApproval: ({ amount }) => amount > 100,
+        execute: ({ amount }) => {
+          payments.push(amount);
+          return `Paid ${amount}.`;
+        },
+      }),
+    ]);
+  const script = [{ toolCalls: [{ toolName: 'pay', arguments: { amount: 50 } }] }, { text: 'Paid.' }];
+
+  it('asks for approval when beforeToolUse rewrites 50 into 500, shows 500, and asks the hook once', async () => {
+    const payments: number[] = [];
+    const model = createScriptedModel({ script });
+    let hookCalls = 0;
+    const hooks = {
+      beforeToolUse: ({ action }: { action: { args: Record<string, unknown> } }) => {
+        hookCalls++;
+        return action.args.amount === 50
+          ? { decision: 'rewrite' as const, args: { amount: 500 }, reason: 'fees included' }
+          : undefined;
+      },
+    };
+    const paused = await runAgent({ model, tools: paymentTools(payments), task: 'Pay 50.', hooks });
+    expect(paused.finishReason).toBe('approval-required');
+    expect(paused.pendingApprovals?.map((action) => action.args)).toEqual([{ amount: 500 }]);
+    expect(payments).toEqual([]);
+    expect(hookCalls).toBe(1);
+
+    const id = paused.pendingApprovals?.[0]?.id ?? '';
+    const resumed = await runAgent({
+      model,
+      tools: paymentTools(payments),
+      hooks,
+      resume: { state: paused.state as NonNullable<typeof paused.state>, decisions: { [id]: true } },
+    });
+    expect(resumed.finishReason).toBe('final-answer');
+    expect(payments).toEqual([500]);
+    // Asked once before the pause and once in the resuming process, never twice for one execution.
+    expect(hookCalls).toBe(2);
+  });
+
+  it('runs a call without asking when no hook rewrites it above the threshold, the hook seeing it once', async () => {
+    const payments: number[] = [];
+    let hookCalls = 0;
+    const result = await runAgent({
+      model: createScriptedModel({ script }),
+      tools: paymentTools(payments),
+      task: 'Pay 50.',
+      hooks: {
+        beforeToolUse: () => {
+          hookCalls++;
+          return undefined;
+        },
+      },
+    });
+    expect(result.finishReason).toBe('final-answer');
+    expect(payments).toEqual([50]);
+    expect(hookCalls).toBe(1);
+  });
+
+  it('does not ask a human about a call the hook blocks', async () => {
+    const payments: number[] = [];
+    const result = await runAgent({
+      model: createScriptedModel({
+        script: [{ toolCalls: [{ toolName: 'pay', arguments: { amount: 900 } }] }, { text: 'Refused.' }],
+      }),
+      tools: paymentTools(payments),
+      task: 'Pay 900.',
+      hooks: { beforeToolUse: () => ({ decision: 'block', reason: 'payments are frozen' }) },
+    });
+    expect(result.finishReason).toBe('final-answer');
+    expect(result.observations[0]).toMatchObject({ status: 'blocked', error: { code: 'blocked_by_hook' } });
+    expect(payments).toEqual([]);
+  });
+
+  it('refuses an approved call whose hook, asked again on resume, would run other arguments', async () => {
+    const payments: number[] = [];
+    const model = createScriptedModel({
+      script: [{ toolCalls: [{ toolName: 'pay', arguments: { amount: 300 } }] }, { text: 'Done.' }],
+    });
+    const paused = await runAgent({ model, tools: paymentTools(payments), task: 'Pay 300.' });
+    const id = paused.pendingApprovals?.[0]?.id ?? '';
+    const resumed = await runAgent({
+      model,
+      tools: paymentTools(payments),
+      hooks: {
+        beforeToolUse: () => ({ decision: 'rewrite', args: { amount: 3000 }, reason: 'changed its mind' }),
+      },
+      resume: { state: paused.state as NonNullable<typeof paused.state>, decisions: { [id]: true } },
+    });
+    expect(payments).toEqual([]);
+    expect(resumed.observations.find((observation) => observation.actionId === id)).toMatchObject({
+      status: 'blocked',
+      error: { code: 'approval_stale' },
+    });
+  });
+
+  it('reads decisions as own properties: a call id named constructor or toString inherits no decision', async () => {
+    for (const id of ['constructor', 'toString', '__proto__']) {
+      const payments: number[] = [];
+      const model = createScriptedModel({
+        script: [{ toolCalls: [{ id, toolName: 'pay', arguments: { amount: 300 } }] }, { text: 'Done.' }],
+      });
+      const paused = await runAgent({ model, tools: paymentTools(payments), task: 'Pay 300.' });
+      expect(paused.pendingApprovals?.map((action) => action.id)).toEqual([id]);
+      const state = paused.state as NonNullable<typeof paused.state>;
+      // No decision given: refused as missing, not "denied" by an inherited value.
+      await expect(
+        runAgent({ model, tools: paymentTools(payments), resume: { state, decisions: {} } }),
+      ).rejects.toSatisfy((error) => InvalidResumeStateError.isInstance(error));
+      const decisions = JSON.parse(`{${JSON.stringify(id)}: true}`) as Record<string, boolean>;
+      const resumed = await runAgent({ model, tools: paymentTools(payments), resume: { state, decisions } });
+      expect(resumed.finishReason).toBe('final-answer');
+      expect(payments).toEqual([300]);
+    }
+  });
+});
+
+describe('runAgent: a resume continues the paused run as it was configured', () => {
+  const tools = (payments: number[]) =>
+    new ToolRegistry([
+      defineTool({
+        name: 'pay',
+        description: 'Pays an amount.',
+        input: z.object({ amount: z.number() }),
+        needsApproval: true,
+        execute: ({ amount }) => {
+          payments.push(amount);
+          return `Paid ${amount}.`;
+        },
+      }),
+    ]);
+  const script = [{ toolCalls: [{ toolName: 'pay', arguments: { amount: 300 } }] }, { text: 'Paid.' }];
+  const configured = {
+    systemPrompt: 'You are a careful payments agent.',
+    maxSteps: 4,
+    toolTimeoutMs: 5_000,
+    hooks: { afterToolUse: () => undefined },
+  };
+
+  it('keeps the system prompt, maxSteps and the rest, from { model, tools, resume } alone plus what a state cannot hold', async () => {
+    const payments: number[] = [];
+    const model = createScriptedModel({ script });
+    const paused = await runAgent({ model, tools: tools(payments), task: 'Pay 300.', ...configured });
+    const state = JSON.parse(JSON.stringify(paused.state)) as NonNullable<typeof paused.state>;
+    expect(state.run).toMatchObject({
+      systemPrompt: 'You are a careful payments agent.',
+      maxSteps: 4,
+      toolTimeoutMs: 5_000,
+      tools: ['pay'],
+      requires: ['hooks'],
+    });
+    const decisions = { [paused.pendingApprovals?.[0]?.id ?? '']: true };
+
+    // The README's call without the hooks the paused run had: refused, naming them.
+    const refused = await runAgent({ model, tools: tools(payments), resume: { state, decisions } }).catch(
+      (error: unknown) => error,
+    );
+    expect(InvalidResumeStateError.isInstance(refused)).toBe(true);
+    expect(refused).toMatchObject({ missingOptions: ['hooks'], mismatchedOptions: [] });
+    expect(payments).toEqual([]);
+
+    const resumed = await runAgent({
+      model,
+      tools: tools(payments),
+      hooks: configured.hooks,
+      resume: { state, decisions },
+    });
+    expect(resumed.finishReason).toBe('final-answer');
+    expect(payments).toEqual([300]);
+    const lastRequest = model.requests.at(-1);
+    expect(lastRequest?.messages.map((message) => message.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+    ]);
+    expect(lastRequest?.messages[0]?.content).toBe('You are a careful payments agent.');
+  });
+
+  it('refuses a resume that gives other settings, or starts a new conversation, naming each option', async () => {
+    const payments: number[] = [];
+    const model = createScriptedModel({ script });
+    const paused = await runAgent({ model, tools: tools(payments), task: 'Pay 300.', ...configured });
+    const state = paused.state as NonNullable<typeof paused.state>;
+    const decisions = { [paused.pendingApprovals?.[0]?.id ?? '']: true };
+    const refusal = (options: Partial<Parameters<typeof runAgent>[0]>) =>
+      runAgent({
+        model,
+        tools: tools(payments),
+        hooks: configured.hooks,
+        resume: { state, decisions },
+        ...options,
+      }).catch((error: unknown) => error);
+    expect(await refusal({ systemPrompt: 'Be quick.', maxSteps: 9 })).toMatchObject({
+      code: 'invalid_resume_state',
+      mismatchedOptions: ['systemPrompt', 'maxSteps'],
+    });
+    expect(await refusal({ task: 'Pay 900 instead.' })).toMatchObject({ mismatchedOptions: ['task'] });
+    expect(await refusal({ tools: new ToolRegistry() })).toMatchObject({ missingOptions: ['tools'] });
+    // The same values again are fine.
+    const same = await runAgent({
+      model,
+      tools: tools(payments),
+      resume: { state, decisions },
+      ...configured,
+    });
+    expect(same.finishReason).toBe('final-answer');
+    expect(payments).toEqual([300]);
   });
 });
 
