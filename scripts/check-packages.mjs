@@ -73,6 +73,8 @@ const EXPECTED_EXPORTS = {
   '@org/provider-bedrock': ['createBedrock', 'bedrock'],
   '@org/provider-scripted': ['createScriptedModel'],
   '@org/provider-conformance': ['runConformanceSuite', 'projectModelRequest'],
+  '@org/mcp': ['connectMcp', 'serveMcp', 'serveMcpHttp', 'createMcpServer', 'mcpToolInfo'],
+  '@org/otel': ['otelListener', 'formatSpanTree'],
 };
 
 /**
@@ -120,6 +122,18 @@ const SMOKE_CALLS = {
   `,
   '@org/provider-conformance': `
     assert.equal(typeof mod.runConformanceSuite, 'function');
+  `,
+  // Options are checked before anything is spawned or connected: a typed error, no process, no socket.
+  '@org/mcp': `
+    await assert.rejects(mod.connectMcp({}), (error) => mod.InvalidMcpOptionError.isInstance(error));
+  `,
+  // With the no-op global tracer of @opentelemetry/api, a whole run's events are accepted without a throw.
+  '@org/otel': `
+    const listener = mod.otelListener({ agentName: 'smoke' });
+    listener({ type: 'run-started', timestamp: 0, runId: 'r1' });
+    listener({ type: 'run-finished', timestamp: 1, runId: 'r1', reason: 'final-answer', steps: 0,
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } });
+    listener.endOpenSpans();
   `,
 };
 
