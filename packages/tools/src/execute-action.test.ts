@@ -494,6 +494,48 @@ describe('executeAction streaming and abort', () => {
 });
 
 describe('executeAction: the tool context and its signal', () => {
+  it("tells the tool its call's deadline and output budget (the shorter deadline wins)", async () => {
+    const seen: Array<[number | undefined, number | undefined]> = [];
+    const registry = new ToolRegistry([
+      defineTool({
+        name: 'reads_limits',
+        description: 'Reads its limits.',
+        input: z.object({}),
+        timeoutMs: 800,
+        execute: (_args, context) => {
+          seen.push([context.timeoutMs, context.outputBudgetBytes]);
+          return 'ok';
+        },
+      }),
+    ]);
+    await executeAction(registry, action('reads_limits'), { timeoutMs: 500, outputBudgetBytes: 1_000 });
+    await executeAction(registry, action('reads_limits'));
+    expect(seen).toEqual([
+      [500, 1_000],
+      [800, 50_000],
+    ]);
+  });
+
+  it('does not advise narrower arguments when a tool that runs other tools times out', async () => {
+    const inner = new ToolRegistry([
+      defineTool({ name: 'inner', description: 'Inner.', input: z.object({}), execute: () => 'done' }),
+    ]);
+    const registry = new ToolRegistry([
+      defineTool({
+        name: 'runner',
+        description: 'Runs inner tools.',
+        input: z.object({}),
+        nestedTools: inner,
+        execute: (_args, context) =>
+          new Promise((resolve) => context.signal.addEventListener('abort', resolve)),
+      }),
+    ]);
+    const observation = await executeAction(registry, action('runner'), { timeoutMs: 5 });
+    expect(observation.status).toBe('timeout');
+    expect(observation.error?.message).not.toContain('narrower arguments');
+    expect(observation.error?.message).toContain('may have taken effect');
+  });
+
   it('gives a call without timeout or external signal a real signal, created on first read and kept', async () => {
     const seen: Array<{ keys: string[]; same: boolean; spread: unknown; aborted: boolean }> = [];
     const events: RunEvent[] = [];
@@ -520,7 +562,16 @@ describe('executeAction: the tool context and its signal', () => {
     expect(observation).toMatchObject({ status: 'success', output: 'read' });
     expect(seen).toEqual([
       {
-        keys: ['signal', 'toolCallId', 'toolName', 'injected', 'reportProgress', 'executeNested'],
+        keys: [
+          'signal',
+          'toolCallId',
+          'toolName',
+          'injected',
+          'reportProgress',
+          'timeoutMs',
+          'outputBudgetBytes',
+          'executeNested',
+        ],
         same: true,
         spread: expect.any(AbortSignal),
         aborted: false,

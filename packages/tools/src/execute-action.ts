@@ -194,6 +194,8 @@ class ExecutionContext implements ToolExecutionContext {
   declare readonly injected: Readonly<Record<string, unknown>>;
   declare readonly reportProgress: (progress: unknown) => void;
   declare readonly executeNested: ToolExecutionContext['executeNested'];
+  declare readonly timeoutMs: number | undefined;
+  declare readonly outputBudgetBytes: number;
 
   constructor(
     controllerOf: () => AbortController,
@@ -203,6 +205,7 @@ class ExecutionContext implements ToolExecutionContext {
     toolName: string,
     injected: Readonly<Record<string, unknown>>,
     reportProgress: (progress: unknown) => void,
+    timeoutMs: number | undefined,
   ) {
     this.#controllerOf = controllerOf;
     this.#callerOptions = callerOptions;
@@ -212,6 +215,9 @@ class ExecutionContext implements ToolExecutionContext {
     (this as Mutable<ExecutionContext>).toolName = toolName;
     (this as Mutable<ExecutionContext>).injected = injected;
     (this as Mutable<ExecutionContext>).reportProgress = reportProgress;
+    (this as Mutable<ExecutionContext>).timeoutMs = timeoutMs;
+    (this as Mutable<ExecutionContext>).outputBudgetBytes =
+      callerOptions.outputBudgetBytes ?? DEFAULT_OUTPUT_BUDGET_BYTES;
     Object.defineProperty(this, 'executeNested', ExecutionContext.#executeNested);
   }
 }
@@ -608,6 +614,7 @@ async function runAction(
         progress,
       });
     },
+    timeoutMs,
   );
 
   let activeIterator: AsyncIterator<unknown> | undefined;
@@ -712,7 +719,11 @@ async function runAction(
       return fail(
         'timeout',
         'timeout',
-        `Tool '${tool.name}' did not finish within ${timeoutMs} ms and was stopped. Try narrower arguments.`,
+        // Narrower arguments cannot help a tool that runs other tools (a plan): what matters is that some of its
+        // calls may have taken effect before the stop.
+        tool.nestedTools === undefined
+          ? `Tool '${tool.name}' did not finish within ${timeoutMs} ms and was stopped. Try narrower arguments.`
+          : `Tool '${tool.name}' did not finish within ${timeoutMs} ms and was stopped. Calls it made before the stop may have taken effect; check before repeating them.`,
         { timeoutMs },
       );
     case 'aborted':

@@ -36,6 +36,18 @@ export interface ToolExecutionContext {
    *   context.executeNested({ id: `${context.toolCallId}/1`, toolName: 'get_weather', args: { city } }),
    */
   readonly executeNested: (action: Action, options?: NestedExecuteOptions) => Promise<ToolObservation>;
+  /**
+   * This call's deadline in ms from when `execute` was called (the shorter of the tool's `timeoutMs` and the caller's),
+   * or `undefined` when there is none. At the deadline the call is stopped and its result discarded; a tool that runs
+   * other work (`execute_tool_plan`) ends that work a little earlier, to return what finished instead of nothing.
+   * Absent from contexts built by hand.
+   */
+  readonly timeoutMs?: number | undefined;
+  /**
+   * The byte budget of this call's output in the model's context (the caller's `outputBudgetBytes`, default 50 000):
+   * a tool that builds its own summary fits it, so that what matters is not cut off. Absent from contexts built by hand.
+   */
+  readonly outputBudgetBytes?: number | undefined;
 }
 
 /**
