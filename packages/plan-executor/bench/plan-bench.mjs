@@ -480,6 +480,48 @@ try {
   console.log(
     `The whole tool spec as sent ({name, description, parameters} JSON): ${o200k.encode(specText).length} tokens (o200k_base), ${cl100k.encode(specText).length} tokens (cl100k_base), ${specText.length} characters.`,
   );
+  // With tools that declare output schemas, the description lists their output fields (named as the model sees
+  // them) so that $ref paths are not guessed: the cost of that hint, for three typical tools.
+  const withOutputs = new ToolRegistry([
+    defineTool({
+      name: 'get_weather',
+      description: 'Weather.',
+      input: z.object({ city: z.string() }),
+      output: z.object({ city: z.string(), temperature: z.number(), conditions: z.string() }),
+      execute: () => ({}),
+    }),
+    defineTool({
+      name: 'search',
+      description: 'Search.',
+      input: z.object({ q: z.string() }),
+      output: z.object({
+        total: z.number(),
+        items: z.array(z.object({ id: z.string(), title: z.string(), url: z.string() })),
+      }),
+      execute: () => ({}),
+    }),
+    defineTool({
+      name: 'orders.get',
+      description: 'An order.',
+      input: z.object({ id: z.string() }),
+      output: z.object({
+        id: z.string(),
+        total: z.number(),
+        lines: z.array(z.object({ sku: z.string(), qty: z.number() })),
+      }),
+      execute: () => ({}),
+    }),
+  ]);
+  const hinted = createToolPlanTool({ tools: withOutputs });
+  const hint = hinted.description.slice(TOOL_PLAN_DESCRIPTION.length);
+  const hintedSpec = JSON.stringify({
+    name: hinted.name,
+    description: hinted.description,
+    parameters: hinted.inputSchema,
+  });
+  console.log(
+    `With three tools that declare output schemas, the output-field hint adds ${o200k.encode(hint).length} tokens (o200k_base); the whole spec is ${o200k.encode(hintedSpec).length} tokens:${hint}`,
+  );
 } catch (error) {
   console.log(
     `Description: ${description.length} characters; spec: ${specText.length} characters (no tokenizer available: ${error.message}).`,

@@ -15,7 +15,12 @@ describe('createToolPlanTool', () => {
   it('is the execute_tool_plan tool with a JSON Schema input and the teaching description', () => {
     const tool = createToolPlanTool({ tools: createTestTools() });
     expect(tool.name).toBe('execute_tool_plan');
-    expect(tool.description).toBe(TOOL_PLAN_DESCRIPTION);
+    expect(tool.description).toBe(
+      `${TOOL_PLAN_DESCRIPTION} Output fields: get_weather{city, temperature, conditions}.`,
+    );
+    expect(createToolPlanTool({ tools: createTestTools(), describeOutputs: false }).description).toBe(
+      TOOL_PLAN_DESCRIPTION,
+    );
     expect(tool.inputSchema).toMatchObject({
       type: 'object',
       required: ['steps'],

@@ -1,5 +1,6 @@
 import type { JsonSchema, RunEvent } from '@org/core';
 import { defineTool, type Tool, type ToolExecutionContext, type ToolRegistry } from '@org/tools';
+import { describeOutputs } from './describe-outputs.js';
 import { type ExecutePlanOptions, executePlan } from './execute-plan.js';
 import { formatPlanResult } from './format-plan-result.js';
 import { createInProcessStepRunner } from './in-process-step-runner.js';
@@ -15,8 +16,16 @@ export interface ToolPlanToolOptions
   readonly tools: ToolRegistry;
   /** Receives the full result of each plan, with raw outputs, before it is summarised for the model. */
   readonly onPlanResult?: (result: PlanResult, toolCallId: string) => void;
-  /** Replaces the default description. */
+  /**
+   * Replaces the default description ({@link TOOL_PLAN_DESCRIPTION} followed by the output fields of the tools that
+   * declare an output schema, named as the model sees them).
+   */
   readonly description?: string;
+  /**
+   * Whether the default description lists the output fields of tools that declare an output schema (compactly:
+   * `get_weather {city, temperature}`), so the model writes `$ref` paths that exist instead of guessing. Default true.
+   */
+  readonly describeOutputs?: boolean;
   /**
    * Runs each step. Default: in process, as the plan call itself is run (`context.executeNested` of `@org/tools`):
    * the hooks, injected values, per-call deadline and output budget of whoever runs the plan tool (`runAgent`,
@@ -26,7 +35,7 @@ export interface ToolPlanToolOptions
 }
 
 /**
- * The description a model reads: scheduling, references and failure rules in about 90 tokens (the schema gives the
+ * The description a model reads: scheduling, references and failure rules in about 80 tokens (the schema gives the
  * shape; the benchmark prints the exact count of both). It holds no double quotes: a provider receives it inside
  * JSON, where each one costs an escape. Extend it rather than replace it when your tools need more guidance.
  *
@@ -35,9 +44,18 @@ export interface ToolPlanToolOptions
  */
 export const TOOL_PLAN_DESCRIPTION =
   "Runs tool calls as steps in one go, in parallel unless a step uses another's result. " +
-  "In arguments, $ref:ID is step ID's output and $ref:ID.key.0 a part of it, e.g. {url: $ref:s1.items.0.url}; " +
+  "A string argument $ref:ID is step ID's output and $ref:ID.key.0 a part of it (quoted like any string); " +
   'inside longer text it is inserted as text. Steps using a failed step are skipped. ' +
   'output_steps: ids whose results you need (default all).';
+
+/**
+ * How much earlier than its call's deadline a plan ends its steps, so that its summary is returned before the call
+ * is stopped: 2% of the deadline, between 5 and 100 ms (half the deadline when that is shorter).
+ */
+function planDeadline(callTimeoutMs: number): number {
+  const margin = Math.min(100, Math.max(5, callTimeoutMs * 0.02));
+  return callTimeoutMs > 2 * margin ? callTimeoutMs - margin : callTimeoutMs / 2;
+}
 
 // Every token here is paid on each request that offers the tool: property names say what they hold, and only
 // what a model cannot guess is described.
@@ -54,8 +72,9 @@ function inputSchema(maxSteps: number): JsonSchema {
           properties: {
             id: { type: 'string' },
             tool: { type: 'string' },
-            // A JSON string is accepted too: @org/tools coerces a string holding an object before execute.
-            arguments: { type: 'object', additionalProperties: true },
+            // A JSON string is accepted as it is, so that the plan executor reads it with the same reader and repairs
+            // as a direct call's arguments (a coercion here would refuse a trailing comma before the plan saw it).
+            arguments: { type: ['object', 'string'], additionalProperties: true },
           },
           required: ['id', 'tool', 'arguments'],
         },
@@ -77,11 +96,13 @@ function inputSchema(maxSteps: number): JsonSchema {
  * const agentTools = new ToolRegistry([...tools.list(), createToolPlanTool({ tools, maxConcurrency: 4 })]);
  */
 export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
-  const { onPlanResult, description, runner, ...executeOptions } = options;
+  const { onPlanResult, description, runner, describeOutputs: withOutputs, ...executeOptions } = options;
   const maxSteps = options.limits?.maxSteps ?? DEFAULT_PLAN_LIMITS.maxSteps;
+  const outputs = description === undefined && withOutputs !== false ? describeOutputs(options.tools) : '';
   return defineTool({
     name: TOOL_PLAN_TOOL_NAME,
-    description: description ?? TOOL_PLAN_DESCRIPTION,
+    description:
+      description ?? (outputs === '' ? TOOL_PLAN_DESCRIPTION : `${TOOL_PLAN_DESCRIPTION} ${outputs}`),
     input: inputSchema(maxSteps),
     nestedTools: executeOptions.tools,
     execute: async (args: Record<string, unknown>, context) => {
@@ -90,8 +111,17 @@ export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
         userListener?.(event);
         context.reportProgress(event);
       };
+      // The call's deadline (runAgent's toolTimeoutMs, the caller's timeoutMs) bounds the plan, which ends a little
+      // earlier: the model then learns what finished, instead of a bare timeout of the whole call.
+      const callTimeoutMs = context.timeoutMs;
+      const fromCall = callTimeoutMs === undefined ? undefined : planDeadline(callTimeoutMs);
+      const timeoutMs =
+        fromCall === undefined
+          ? executeOptions.timeoutMs
+          : Math.min(fromCall, executeOptions.timeoutMs ?? Number.POSITIVE_INFINITY);
       const result = await executePlan(args, {
         ...executeOptions,
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
         runner: runner ?? nestedRunner(context, executeOptions.tools),
         onEvent,
         signal: context.signal,
@@ -99,7 +129,11 @@ export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
         planId: context.toolCallId,
       });
       onPlanResult?.(result, context.toolCallId);
-      return formatPlanResult(result);
+      // Fitted to the call's output budget, so that no cut after this one can hide a failure.
+      return formatPlanResult(
+        result,
+        context.outputBudgetBytes === undefined ? {} : { budgetBytes: context.outputBudgetBytes },
+      );
     },
   });
 }

@@ -1,4 +1,5 @@
 import type { RunEvent } from '@org/core';
+import { parseToolArguments } from '@org/tools';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createTestTools } from './__fixtures__/test-tools.js';
@@ -398,6 +399,56 @@ describe('validatePlan properties (fast-check)', () => {
               }
             }
           }
+        }),
+        { numRuns },
+      );
+    },
+    timeout,
+  );
+
+  it(
+    "reads a step's argument text exactly as a direct call reads it (one strict reader, one repair policy)",
+    () => {
+      // Text built around JSON objects with the damage models do (fences, trailing commas, prose, a missing brace,
+      // duplicate keys, unquoted references, huge integers), and arbitrary strings.
+      const objectText = fc
+        .dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }))
+        .map((value) => JSON.stringify(value));
+      const damaged = fc
+        .tuple(
+          objectText,
+          fc.constantFrom(
+            (text: string) => text,
+            (text: string) => `\`\`\`json\n${text}\n\`\`\``,
+            (text: string) => text.replace(/}$/, ',}'),
+            (text: string) => `Here you go: ${text} Done.`,
+            (text: string) => text.replace(/}$/, ''),
+            (text: string) => text.replace(/^{/, '{"k": 1, "k": 2, '),
+            (text: string) => text.replace(/^{/, '{"u": $ref:s1.items.0, '),
+            (text: string) => text.replace(/^{/, '{"n": 9007199254740993, '),
+            (text: string) => JSON.stringify(text),
+          ),
+        )
+        .map(([text, damage]) => damage(text));
+      fc.assert(
+        fc.property(fc.oneof(damaged, fc.string()), (text) => {
+          const direct = parseToolArguments(text, { finishReason: 'stop' });
+          const parsed = parsePlan({ steps: [{ id: 's', tool: 'echo', arguments: text }] });
+          expect(parsed.ok).toBe(direct.ok);
+          if (parsed.ok && direct.ok) {
+            expect(parsed.plan.steps[0]?.arguments).toEqual(direct.value);
+            expect(parsed.plan.steps[0]?.argumentRepairs ?? []).toEqual(direct.repairs);
+          }
+          if (!parsed.ok) {
+            const [problem] = parsed.error.problems;
+            expect(problem?.code === 'invalid_arguments_json' || problem?.code === 'limit_exceeded').toBe(
+              true,
+            );
+          }
+          // The whole plan as text goes through the same reader: a plan that holds this text as a string parses
+          // to the same step.
+          const asText = parsePlan(JSON.stringify({ steps: [{ id: 's', tool: 'echo', arguments: text }] }));
+          expect(asText).toEqual(parsed);
         }),
         { numRuns },
       );

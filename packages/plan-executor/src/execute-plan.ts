@@ -31,6 +31,13 @@ export interface ExecutePlanOptions {
   readonly signal?: AbortSignal;
   /** Deadline of each step, measured on `clock`. Default: none (a tool's own `timeoutMs` still applies). */
   readonly stepTimeoutMs?: number;
+  /**
+   * Deadline of the whole plan in ms, measured on `clock` from the call. When it passes, running steps are signalled
+   * and end as `timeout` (code `plan_timeout`), steps not started yet end as `timeout` too (or `skipped` when a
+   * dependency had failed), and the plan resolves with every finished step's result: what took effect is never
+   * lost. `execute_tool_plan` sets it from its call's deadline. Default: none.
+   */
+  readonly timeoutMs?: number;
   /** Receives `plan-step-started` and `plan-step-finished` events. A throwing listener is ignored. */
   readonly onEvent?: RunEventListener;
   /** Runs each step. Default: in process, through `executeAction` of `@org/tools`. */
@@ -98,13 +105,11 @@ function checkOptions(options: ExecutePlanOptions): number {
       expected: 'a positive integer or Infinity',
     });
   }
-  const timeout = options.stepTimeoutMs;
-  if (timeout !== undefined && !(typeof timeout === 'number' && timeout > 0 && !Number.isNaN(timeout))) {
-    throw new PlanOptionsError({
-      option: 'stepTimeoutMs',
-      value: timeout,
-      expected: 'a positive number of ms',
-    });
+  for (const option of ['stepTimeoutMs', 'timeoutMs'] as const) {
+    const timeout = options[option];
+    if (timeout !== undefined && !(typeof timeout === 'number' && timeout > 0 && !Number.isNaN(timeout))) {
+      throw new PlanOptionsError({ option, value: timeout, expected: 'a positive number of ms' });
+    }
   }
   return maxConcurrency;
 }
@@ -131,8 +136,13 @@ class PlanRun {
   private finished = 0;
   private pumping = false;
   private aborted = false;
+  /** Why the plan stopped early: the caller's abort, or its own deadline. Once set, no step starts. */
+  private stopReason: 'aborted' | 'timeout' | undefined;
   private ended = false;
+  /** Cancels the plan's deadline timer once the plan has ended. */
+  private deadlineTimer: AbortController | undefined;
   private abortReason: string | undefined;
+  private timedOut = false;
   /** The plan's own controller, linked to the caller's signal by one listener; absent when there is no signal. */
   private readonly planController: AbortController | undefined;
   /** What runners listen to: the plan's own signal (the caller's is never modified), or one that never aborts. */
@@ -156,6 +166,9 @@ class PlanRun {
     private readonly externalSignal: AbortSignal | undefined,
     private readonly approveStep: ExecutePlanOptions['approveStep'],
     private readonly planId: string | undefined,
+    /** The whole plan's deadline on `clock`, as an absolute time; undefined for none. */
+    private readonly deadline: number | undefined,
+    private readonly timeoutMs: number | undefined,
   ) {
     const count = graph.steps.length;
     this.count = count;
@@ -171,7 +184,8 @@ class PlanRun {
     this.queue = new Int32Array(count);
     this.skipStack = new Int32Array(count);
     this.stepControllers = stepTimeoutMs === undefined ? undefined : new Array(count);
-    this.planController = externalSignal === undefined ? undefined : new AbortController();
+    this.planController =
+      externalSignal === undefined && deadline === undefined ? undefined : new AbortController();
     this.planSignal = this.planController?.signal ?? NEVER_ABORTED;
     this.done = new Promise<PlanResult>((resolve) => {
       this.resolveRun = resolve;
@@ -196,10 +210,24 @@ class PlanRun {
       }
       signal.addEventListener('abort', this.onAbort, { once: true });
     }
+    if (this.deadline !== undefined) {
+      const timer = new AbortController();
+      this.deadlineTimer = timer;
+      const onDeadline = (): void => {
+        if (!timer.signal.aborted) this.stop('timeout');
+      };
+      this.clock
+        .sleep(Math.max(0, this.deadline - this.clock.now()), timer.signal)
+        .then(onDeadline, onDeadline);
+    }
     this.pump();
   }
 
   private readonly onAbort = (): void => this.abort();
+
+  private abort(): void {
+    this.stop('aborted');
+  }
 
   private emit(event: Parameters<RunEventListener>[0]): void {
     try {
@@ -213,7 +241,11 @@ class PlanRun {
   private pump(): void {
     if (this.pumping) return;
     this.pumping = true;
-    while (this.queueHead < this.queueTail && this.running < this.maxConcurrency && !this.aborted) {
+    while (
+      this.queueHead < this.queueTail &&
+      this.running < this.maxConcurrency &&
+      this.stopReason === undefined
+    ) {
       this.dispatch(this.queue[this.queueHead++]!);
     }
     this.pumping = false;
@@ -267,7 +299,7 @@ class PlanRun {
         timestamp: startedAt,
         ...(this.planId === undefined ? {} : { planId: this.planId }),
         stepId: planStep.id,
-        toolName: planStep.tool,
+        toolName: this.graph.stepTools[step]!.name,
       });
       // The listener may have aborted the plan, which already ended this step.
       if (this.state[step] !== RUNNING) return;
@@ -299,7 +331,7 @@ class PlanRun {
     }
     const action: Action = {
       id: this.actionIdPrefix + planStep.id,
-      toolName: planStep.tool,
+      toolName: this.graph.stepTools[step]!.name,
       args: checked.value,
     };
     const tool = graph.stepTools[step]!;
@@ -453,11 +485,16 @@ class PlanRun {
 
   private releaseDependents(step: number, status: ObservationStatus): void {
     const { dependentStart, dependentList } = this.graph;
-    const failed = status !== 'success' && !(this.aborted && status === 'aborted');
+    // A step ended by the plan's stop did not fail: its dependents end as not started, not as skipped.
+    const failed = status !== 'success' && !(this.stopReason !== undefined && status === this.stopReason);
     for (let edge = dependentStart[step]!; edge < dependentStart[step + 1]!; edge++) {
       const dependent = dependentList[edge]!;
       if (failed && step < this.firstFailed[dependent]!) this.firstFailed[dependent] = step;
-      if (--this.remaining[dependent]! === 0 && this.state[dependent] === PENDING && !this.aborted) {
+      if (
+        --this.remaining[dependent]! === 0 &&
+        this.state[dependent] === PENDING &&
+        this.stopReason === undefined
+      ) {
         if (this.firstFailed[dependent]! < this.count) this.skipStack[this.skipTop++] = dependent;
         else this.queue[this.queueTail++] = dependent;
       }
@@ -513,6 +550,7 @@ class PlanRun {
     if (args !== undefined) result.arguments = args;
     const missing = this.missing[step];
     if (missing !== undefined) result.missingReferences = missing;
+    if (planStep.argumentRepairs !== undefined) result.argumentRepairs = planStep.argumentRepairs;
     if (status === 'skipped') result.skippedBecauseOf = this.graph.steps[this.rootCause[step]!]!.id;
     if (started) result.startedAt = this.startedAt[step]!;
     this.results[step] = result;
@@ -522,7 +560,7 @@ class PlanRun {
         timestamp: finishedAt,
         ...(this.planId === undefined ? {} : { planId: this.planId }),
         stepId: planStep.id,
-        toolName: planStep.tool,
+        toolName: this.graph.stepTools[step]!.name,
         status,
         durationMs,
         ...(error === undefined ? {} : { error }),
@@ -530,13 +568,47 @@ class PlanRun {
     }
   }
 
-  private abort(): void {
-    if (this.aborted || this.finished === this.count) return;
-    this.aborted = true;
-    const reason = this.externalSignal?.reason;
-    this.planController?.abort(reason);
-    this.abortReason = reason === undefined ? 'The plan was aborted.' : errorMessageOf(reason);
-    const abortError = new AbortedError({ operation: 'The plan', cause: reason });
+  /**
+   * Ends the plan early: the caller aborted it, or its deadline passed. Running steps are signalled and end at once
+   * (a runner that ignores its signal cannot hold the plan); steps not started end too, or as skipped when a
+   * dependency had already failed. Every finished step keeps its result.
+   */
+  private stop(kind: 'aborted' | 'timeout'): void {
+    if (this.stopReason !== undefined || this.finished === this.count) return;
+    this.stopReason = kind;
+    let stopError: AbortedError;
+    let stopped: (planStep: { id: string; tool: string }) => ObservationError;
+    let notStarted: (planStep: { id: string; tool: string }) => ObservationError;
+    if (kind === 'aborted') {
+      this.aborted = true;
+      const reason = this.externalSignal?.reason;
+      this.abortReason = reason === undefined ? 'The plan was aborted.' : errorMessageOf(reason);
+      stopError = new AbortedError({ operation: 'The plan', cause: reason });
+      this.planController?.abort(reason);
+      stopped = (planStep) => ({
+        code: 'aborted',
+        message: `Step '${planStep.id}' was stopped: the plan was aborted.`,
+      });
+      notStarted = (planStep) => ({
+        code: 'aborted',
+        message: `Step '${planStep.id}' did not start: the plan was aborted.`,
+      });
+    } else {
+      this.timedOut = true;
+      stopError = new AbortedError({ operation: 'The plan (its time limit passed)' });
+      this.planController?.abort(stopError);
+      const timeoutMs = this.timeoutMs;
+      stopped = (planStep) => ({
+        code: 'plan_timeout',
+        message: `Step '${planStep.id}' (tool '${planStep.tool}') was stopped: the plan's time limit of ${timeoutMs} ms passed while it ran. It may or may not have taken effect.`,
+        details: { timeoutMs, started: true },
+      });
+      notStarted = (planStep) => ({
+        code: 'plan_timeout',
+        message: `Step '${planStep.id}' (tool '${planStep.tool}') did not start: the plan's time limit of ${timeoutMs} ms passed first.`,
+        details: { timeoutMs, started: false },
+      });
+    }
     const { order } = this.graph;
     for (let position = 0; position < order.length; position++) {
       const step = order[position]!;
@@ -544,32 +616,16 @@ class PlanRun {
       if (state === DONE) continue;
       const planStep = this.graph.steps[step]!;
       if (state === RUNNING) {
-        this.stepControllers?.[step]?.abort(abortError);
+        this.stepControllers?.[step]?.abort(stopError);
         this.running--;
-        this.record(
-          step,
-          'aborted',
-          undefined,
-          { code: 'aborted', message: `Step '${planStep.id}' was stopped: the plan was aborted.` },
-          undefined,
-          undefined,
-          true,
-        );
-        this.releaseDependents(step, 'aborted');
+        this.record(step, kind, undefined, stopped(planStep), undefined, undefined, true);
+        this.releaseDependents(step, kind);
       } else if (this.firstFailed[step]! < this.count) {
         this.recordSkipped(step);
         this.releaseDependents(step, 'skipped');
       } else {
-        this.record(
-          step,
-          'aborted',
-          undefined,
-          { code: 'aborted', message: `Step '${planStep.id}' did not start: the plan was aborted.` },
-          undefined,
-          undefined,
-          false,
-        );
-        this.releaseDependents(step, 'aborted');
+        this.record(step, kind, undefined, notStarted(planStep), undefined, undefined, false);
+        this.releaseDependents(step, kind);
       }
     }
     this.finish();
@@ -579,6 +635,7 @@ class PlanRun {
     if (this.ended) return;
     this.ended = true;
     this.externalSignal?.removeEventListener('abort', this.onAbort);
+    this.deadlineTimer?.abort();
     const finishedAt = this.clock.now();
     const counts = emptyCounts();
     for (const result of this.results) counts[result.status]++;
@@ -594,6 +651,7 @@ class PlanRun {
       status,
       aborted: this.aborted,
       ...(this.abortReason === undefined ? {} : { abortReason: this.abortReason }),
+      ...(this.timedOut ? { timedOut: true, timeoutMs: this.timeoutMs! } : {}),
       steps: this.results,
       outputStepIds,
       counts,
@@ -628,6 +686,9 @@ export function executePlan(plan: unknown, options: ExecutePlanOptions): Promise
   // Not an async function: one promise per plan (the run's own), and invalid input still rejects, never throws.
   let run: PlanRun;
   try {
+    const clock = options.clock ?? systemClock;
+    // The deadline counts from the call, so validation time is inside it.
+    const deadline = options.timeoutMs === undefined ? undefined : clock.now() + options.timeoutMs;
     const maxConcurrency = checkOptions(options);
     const validated = validatePlan(plan, {
       tools: options.tools,
@@ -637,7 +698,7 @@ export function executePlan(plan: unknown, options: ExecutePlanOptions): Promise
     run = new PlanRun(
       graphOf(validated.plan)!,
       options.runner ?? createInProcessStepRunner(options.tools),
-      options.clock ?? systemClock,
+      clock,
       maxConcurrency,
       options.stepTimeoutMs,
       options.onEvent,
@@ -645,6 +706,8 @@ export function executePlan(plan: unknown, options: ExecutePlanOptions): Promise
       options.signal,
       options.approveStep,
       options.planId,
+      deadline,
+      options.timeoutMs,
     );
   } catch (error) {
     return Promise.reject(error);

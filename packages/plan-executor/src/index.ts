@@ -5,7 +5,7 @@ export {
   type ToolPlanToolOptions,
 } from './create-tool-plan-tool.js';
 export { type ExecutePlanOptions, executePlan } from './execute-plan.js';
-export { formatPlanResult } from './format-plan-result.js';
+export { type FormatPlanResultOptions, formatPlanResult } from './format-plan-result.js';
 export {
   createInProcessStepRunner,
   type InProcessStepRunnerOptions,

@@ -5,6 +5,7 @@ import type { PlanLimits } from './plan-limits.js';
 import { resolvePlanLimits } from './plan-limits.js';
 import type { LimitExceededProblem, PlanProblem } from './plan-problem.js';
 import { PlanValidationError } from './plan-validation-error.js';
+import { readJsonObjectText } from './read-json-text.js';
 import { STEP_ID_PATTERN } from './reference.js';
 
 /** Options of {@link parsePlan}. */
@@ -72,87 +73,128 @@ function unknownKeyProblems(
   }
 }
 
+/** What one step holds as far as it could be read; absent parts had a problem (or were missing). */
+export interface StepParts {
+  /** The id, when it is a valid step id. */
+  readonly id: string | undefined;
+  /** `Step 'id'`, or `Step 3` when the id is not a string: for messages. */
+  readonly label: string;
+  /** The id as written when it is a string (valid or not), else the step's position: for `stepId` in problems. */
+  readonly name: string;
+  readonly tool: string | undefined;
+  readonly arguments: Record<string, unknown> | undefined;
+  readonly argumentRepairs: readonly string[] | undefined;
+}
+
+/**
+ * A plan read as far as possible: every shape problem, and the parts that could be read, so validation goes on to
+ * check tools, references and cycles too. `steps` is undefined when the plan as a whole could not be read (not
+ * JSON, not an object, no steps array, a limit passed); entries are undefined for steps that are not objects.
+ */
+export interface PlanParts {
+  readonly problems: readonly PlanProblem[];
+  readonly steps: readonly (StepParts | undefined)[] | undefined;
+  readonly outputSteps: readonly string[] | undefined;
+}
+
 function parseArguments(
   value: unknown,
   stepId: string,
   path: string,
   limits: PlanLimits,
   problems: PlanProblem[],
-): Record<string, unknown> | undefined {
+): { value: Record<string, unknown>; repairs?: readonly string[] } | undefined {
   const subject = `The arguments of step '${stepId}'`;
-  if (value === undefined) return {};
-  let parsed: unknown = value;
+  if (value === undefined) return { value: {} };
   if (typeof value === 'string') {
     const violation = checkJsonText(value, limits.maxArgumentsBytes, limits.maxDepth);
     if (violation) {
       problems.push(limitProblem(violation, limits, 'maxArgumentsBytes', path, subject, stepId));
       return undefined;
     }
-    try {
-      parsed = value.trim() === '' ? {} : JSON.parse(value);
-    } catch (error) {
+    const read = readJsonObjectText(value, {
+      maxBytes: limits.maxArgumentsBytes,
+      maxDepth: limits.maxDepth,
+      complete: true,
+    });
+    if (!read.ok) {
       problems.push({
         code: 'invalid_arguments_json',
         stepId,
         path,
-        message: `${subject} are not valid JSON (${(error as Error).message}); write them as a JSON object.`,
+        message: `${subject} could not be read: ${read.message}`,
       });
       return undefined;
     }
-    if (!isRecord(parsed)) {
-      problems.push({
-        code: 'invalid_arguments_json',
-        stepId,
-        path,
-        message: `${subject} must be a JSON object, not ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed}.`,
-      });
-      return undefined;
-    }
-    return parsed;
+    return read.repairs.length === 0 ? { value: read.value } : { value: read.value, repairs: read.repairs };
   }
-  if (!isRecord(parsed)) {
+  if (!isRecord(value)) {
     problems.push({
       code: 'malformed_plan',
       stepId,
       path,
-      message: `${subject} must be an object or a JSON string, not ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed}.`,
+      message: `${subject} must be an object or a JSON string, not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}.`,
     });
     return undefined;
   }
-  const violation = checkJsonValue(parsed, limits.maxArgumentsBytes, limits.maxDepth);
+  const violation = checkJsonValue(value, limits.maxArgumentsBytes, limits.maxDepth);
   if (violation) {
     problems.push(limitProblem(violation, limits, 'maxArgumentsBytes', path, subject, stepId));
     return undefined;
   }
-  return parsed;
+  return { value };
 }
 
 /**
- * Checks a plan's shape and parses its argument strings: `input` is the plan object, or its JSON text.
- * Size limits are checked first, in time independent of the input's size; every other problem is collected, so
- * the error lists all of them. Tools, references and cycles are checked by {@link validatePlan}.
+ * Checks a plan's shape and parses its argument strings: `input` is the plan object, or its JSON text. Text (the whole
+ * plan, and each `arguments` string) is read by the strict reader of `@org/tools` with the same safe repairs as a
+ * direct tool call. Size limits are checked first, in time independent of the input's size; every other problem is
+ * collected, so the error lists all of them. Tools, references and cycles are checked by {@link validatePlan}.
  *
  * @example
  * const parsed = parsePlan('{"steps":[{"id":"w","tool":"get_weather","arguments":"{\\"city\\":\\"Paris\\"}"}]}');
  * if (parsed.ok) console.log(parsed.plan.steps[0]?.arguments); // { city: 'Paris' }
  */
 export function parsePlan(input: unknown, options: ParsePlanOptions = {}): ParsePlanResult {
+  const parts = readPlanParts(input, resolvePlanLimits(options.limits));
+  if (parts.problems.length > 0 || parts.steps === undefined)
+    return { ok: false, error: new PlanValidationError(parts.problems) };
+  const steps: PlanStep[] = [];
+  for (const step of parts.steps) {
+    // No problem was reported, so every step is an object with a valid id, a tool and arguments.
+    const planStep: Mutable<PlanStep> = { id: step!.id!, tool: step!.tool!, arguments: step!.arguments! };
+    if (step!.argumentRepairs !== undefined) planStep.argumentRepairs = step!.argumentRepairs;
+    steps.push(planStep);
+  }
+  return {
+    ok: true,
+    plan: parts.outputSteps === undefined ? { steps } : { steps, output_steps: parts.outputSteps },
+  };
+}
+
+type Mutable<T> = { -readonly [Key in keyof T]: T[Key] };
+
+/**
+ * Reads a plan as far as it can, collecting every shape problem (see {@link PlanParts}). Never throws: a caller-built
+ * object that throws while being read (a getter, a Proxy) is a problem too.
+ */
+export function readPlanParts(input: unknown, limits: PlanLimits): PlanParts {
   try {
-    return parsePlanValue(input, resolvePlanLimits(options.limits));
+    return readPlanValue(input, limits);
   } catch (error) {
-    // Only a caller-built object can throw while being read (a getter, a Proxy); JSON never does.
     return {
-      ok: false,
-      error: new PlanValidationError([
+      problems: [
         { code: 'malformed_plan', path: '', message: `The plan could not be read: ${errorMessageOf(error)}` },
-      ]),
+      ],
+      steps: undefined,
+      outputSteps: undefined,
     };
   }
 }
 
-function parsePlanValue(input: unknown, limits: PlanLimits): ParsePlanResult {
+function readPlanValue(input: unknown, limits: PlanLimits): PlanParts {
   const problems: PlanProblem[] = [];
-  const fail = (): ParsePlanResult => ({ ok: false, error: new PlanValidationError(problems) });
+  const fail = (): PlanParts => ({ problems, steps: undefined, outputSteps: undefined });
   let value = input;
   if (typeof input === 'string') {
     const violation = checkJsonText(input, limits.maxPlanBytes, limits.maxDepth + 3);
@@ -160,16 +202,20 @@ function parsePlanValue(input: unknown, limits: PlanLimits): ParsePlanResult {
       problems.push(limitProblem(violation, limits, 'maxPlanBytes', '', 'The plan'));
       return fail();
     }
-    try {
-      value = JSON.parse(input);
-    } catch (error) {
+    const read = readJsonObjectText(input, {
+      maxBytes: limits.maxPlanBytes,
+      maxDepth: limits.maxDepth + 3,
+      complete: false,
+    });
+    if (!read.ok) {
       problems.push({
         code: 'malformed_plan',
         path: '',
-        message: `The plan is not valid JSON (${(error as Error).message}).`,
+        message: `The plan could not be read: ${read.message}`,
       });
       return fail();
     }
+    value = read.value;
   }
   if (!isRecord(value)) {
     problems.push({
@@ -227,7 +273,7 @@ function parsePlanValue(input: unknown, limits: PlanLimits): ParsePlanResult {
     }
   }
 
-  const parsedSteps: PlanStep[] = [];
+  const parts: (StepParts | undefined)[] = [];
   for (let index = 0; index < steps.length; index++) {
     const step: unknown = steps[index];
     const path = `steps[${index}]`;
@@ -237,16 +283,15 @@ function parsePlanValue(input: unknown, limits: PlanLimits): ParsePlanResult {
         path,
         message: `Step ${index} must be an object {"id", "tool", "arguments"}.`,
       });
+      parts.push(undefined);
       continue;
     }
     const id = own(step, 'id');
     const tool = own(step, 'tool');
-    const label = typeof id === 'string' ? `Step '${id}'` : `Step ${index}`;
-    const stepId = typeof id === 'string' ? id : undefined;
-    let valid = true;
+    const label = typeof id === 'string' ? `Step '${id.slice(0, 80)}'` : `Step ${index}`;
+    let validId: string | undefined;
     if (typeof id !== 'string') {
       problems.push({ code: 'malformed_plan', path: `${path}.id`, message: `${label} needs a string "id".` });
-      valid = false;
     } else if (!STEP_ID_PATTERN.test(id)) {
       problems.push({
         code: 'invalid_step_id',
@@ -254,8 +299,8 @@ function parsePlanValue(input: unknown, limits: PlanLimits): ParsePlanResult {
         path: `${path}.id`,
         message: `Step id '${id.slice(0, 80)}' must be 1 to 64 letters, digits, '_' or '-'.`,
       });
-      valid = false;
-    }
+    } else validId = id;
+    const stepId = typeof id === 'string' ? id : undefined;
     if (typeof tool !== 'string' || tool === '') {
       problems.push({
         code: 'malformed_plan',
@@ -263,26 +308,32 @@ function parsePlanValue(input: unknown, limits: PlanLimits): ParsePlanResult {
         ...(stepId === undefined ? {} : { stepId }),
         message: `${label} needs a "tool" naming the tool to call.`,
       });
-      valid = false;
     }
     unknownKeyProblems(step, STEP_KEYS, path, label, problems, stepId);
+    // A misspelt "arguments" ("argument", "args") is reported above; its value is still read, so that the problems
+    // in it (bad JSON, references to unknown steps) are reported in the same answer.
+    let argumentsKey = 'arguments';
+    if (!Object.hasOwn(step, 'arguments')) {
+      const misspelt = Object.keys(step).find(
+        (key) => !STEP_KEYS.includes(key as never) && closestMatch(key, STEP_KEYS) === 'arguments',
+      );
+      if (misspelt !== undefined) argumentsKey = misspelt;
+    }
     const args = parseArguments(
-      own(step, 'arguments'),
+      own(step, argumentsKey),
       stepId ?? String(index),
-      `${path}.arguments`,
+      `${path}.${argumentsKey}`,
       limits,
       problems,
     );
-    if (valid && args !== undefined && typeof id === 'string' && typeof tool === 'string') {
-      parsedSteps.push({ id, tool, arguments: args });
-    }
+    parts.push({
+      id: validId,
+      label,
+      name: stepId ?? String(index),
+      tool: typeof tool === 'string' && tool !== '' ? tool : undefined,
+      arguments: args?.value,
+      argumentRepairs: args?.repairs,
+    });
   }
-  if (problems.length > 0) return fail();
-  return {
-    ok: true,
-    plan:
-      parsedOutputSteps === undefined
-        ? { steps: parsedSteps }
-        : { steps: parsedSteps, output_steps: parsedOutputSteps },
-  };
+  return { problems, steps: parts, outputSteps: parsedOutputSteps };
 }

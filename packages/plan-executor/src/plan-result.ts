@@ -12,11 +12,13 @@ export interface MissingReference {
 /** How one step ended. Exactly one per step, whatever happened to the plan. */
 export interface PlanStepResult {
   readonly id: string;
+  /** The tool as the step names it: the name the model was shown (`orders_get`), or the registered one. */
   readonly tool: string;
   /**
    * `success`; `error` (the tool failed, or its arguments were invalid once references were filled);
    * `timeout`; `skipped` (a dependency did not succeed); `aborted` (the plan was aborted before or while it ran);
-   * or `blocked` when a runner's hook refused it.
+   * or `blocked` when a runner's hook refused it. A step ended by the plan's own deadline is `timeout` with the
+   * error code `plan_timeout`.
    */
   readonly status: ObservationStatus;
   /** The tool's output (the raw value when the runner kept it), for `success`. */
@@ -27,6 +29,8 @@ export interface PlanStepResult {
   readonly observation?: StepObservation;
   /** The arguments the tool received: references filled in, then validated and coerced. */
   readonly arguments?: Readonly<Record<string, unknown>>;
+  /** The safe repairs applied when reading the step's `arguments` string (a code fence, trailing commas, ...). */
+  readonly argumentRepairs?: readonly string[];
   /** References that pointed at nothing and were filled with `null`. */
   readonly missingReferences?: readonly MissingReference[];
   /** For `skipped`: the failed step that caused it (the first failed dependency, traced to its root). */
@@ -52,6 +56,13 @@ export interface PlanResult {
   readonly aborted: boolean;
   /** The abort reason's message, when aborted. */
   readonly abortReason?: string;
+  /**
+   * Whether the plan's own deadline (`timeoutMs`) passed: steps still running or not started then ended as `timeout`
+   * (code `plan_timeout`); every step that finished before keeps its result.
+   */
+  readonly timedOut?: boolean;
+  /** The plan's deadline, when it passed. */
+  readonly timeoutMs?: number;
   readonly steps: readonly PlanStepResult[];
   /** The steps the model asked to see (`output_steps`, or all). */
   readonly outputStepIds: readonly string[];

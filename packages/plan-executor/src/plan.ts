@@ -16,6 +16,8 @@ export interface PlanStep {
   readonly id: string;
   readonly tool: string;
   readonly arguments: Readonly<Record<string, unknown>>;
+  /** The safe repairs the reader applied to an `arguments` string (a code fence, trailing commas, ...), if any. */
+  readonly argumentRepairs?: readonly string[];
 }
 
 /** A parsed plan: the shape is checked, argument strings are parsed. Not yet checked against tools or for cycles. */

@@ -196,8 +196,8 @@ describe('validatePlan', () => {
       description: 'Nested output.',
       input: z.object({}),
       output: z.object({
-        items: z.array(z.object({ id: z.string() })),
-        either: z.union([z.object({ left: z.number() }), z.object({ right: z.number() })]),
+        items: z.array(z.strictObject({ id: z.string() })),
+        either: z.union([z.strictObject({ left: z.number() }), z.strictObject({ right: z.number() })]),
         free: z.record(z.string(), z.unknown()),
       }),
       execute: () => ({ items: [], either: { left: 1 }, free: {} }),
@@ -220,6 +220,43 @@ describe('validatePlan', () => {
     expect(check('$ref:n.either.right')).toEqual([]);
     expect(check('$ref:n.either.middle')).toEqual(['unknown_output_field']);
     expect(check('$ref:n.free.anything.at.all')).toEqual([]);
+  });
+
+  it('agrees with the runtime on open objects, and rejects a path into a number, boolean or null', async () => {
+    // A plain z.object lets undeclared fields through the output check and the reference reads them, so validation
+    // must not refuse them; z.strictObject refuses them at run time, so validation refuses them too.
+    const open = defineTool({
+      name: 'open',
+      description: 'Declares less than it returns.',
+      input: z.object({}),
+      output: z.object({ declared: z.number(), flag: z.boolean(), text: z.string(), nothing: z.null() }),
+      execute: () => ({ declared: 1, flag: true, text: '{"inner": 2}', nothing: null, extra: 'kept' }),
+    });
+    const registry = new ToolRegistry([open, ...tools.list()]);
+    const plan = (value: string) => ({
+      steps: [
+        { id: 'o', tool: 'open', arguments: {} },
+        { id: 'e', tool: 'echo', arguments: { value } },
+      ],
+    });
+    const problems = (value: string) => {
+      const checked = validatePlan(plan(value), { tools: registry });
+      return checked.ok ? [] : checked.error.problems;
+    };
+    expect(problems('$ref:o.extra')).toEqual([]);
+    const result = await executePlan(plan('$ref:o.extra'), { tools: registry });
+    expect(result.steps[1]?.output).toBe('kept');
+    // A string may hold JSON, which a reference reads: not a problem.
+    expect(problems('$ref:o.text.inner')).toEqual([]);
+    for (const [path, type] of [
+      ['declared.value', 'a number'],
+      ['flag.x', 'a boolean'],
+      ['nothing.x', 'null'],
+    ] as const) {
+      const [problem] = problems(`$ref:o.${path}`);
+      expect(problem).toMatchObject({ code: 'unknown_output_field', toolName: 'open', stepId: 'e' });
+      expect(problem?.message).toContain(`is ${type}, which has no field`);
+    }
   });
 
   it('reports every kind of problem in one error, and executePlan rejects with it before running anything', async () => {

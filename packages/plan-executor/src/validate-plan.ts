@@ -9,7 +9,7 @@ import {
 } from './argument-template.js';
 import { orderSteps } from './find-cycles.js';
 import { lookupSchemaField } from './output-schema-field.js';
-import { type ParsePlanOptions, parsePlan } from './parse-plan.js';
+import { type ParsePlanOptions, readPlanParts, type StepParts } from './parse-plan.js';
 import { type Plan, type PlanStep, TOOL_PLAN_TOOL_NAME } from './plan.js';
 import { resolvePlanLimits } from './plan-limits.js';
 import type { PlanProblem } from './plan-problem.js';
@@ -93,19 +93,21 @@ function validatePlanValue(input: unknown, options: ValidatePlanOptions): Valida
   if (existing !== undefined && existing.tools === options.tools)
     return { ok: true, plan: input as ValidatedPlan };
   const source = existing !== undefined ? (input as ValidatedPlan).plan : input;
-  const parsed = parsePlan(source, options);
-  if (!parsed.ok) return parsed;
-  const plan = parsed.plan;
   const limits = resolvePlanLimits(options.limits);
+  const parts = readPlanParts(source, limits);
+  if (parts.steps === undefined) return { ok: false, error: new PlanValidationError(parts.problems) };
   const tools = options.tools;
-  const problems: PlanProblem[] = [];
-  const steps = plan.steps;
+  // Shape problems do not stop validation: tools, references and cycles are checked on whatever could be read,
+  // so one answer lists every problem.
+  const problems: PlanProblem[] = [...parts.problems];
+  const steps = parts.steps;
   const count = steps.length;
 
   const indexOf = new Map<string, number>();
   const duplicates = new Map<string, number[]>();
   for (let index = 0; index < count; index++) {
-    const id = steps[index]!.id;
+    const id = steps[index]?.id;
+    if (id === undefined) continue;
     const first = indexOf.get(id);
     if (first === undefined) indexOf.set(id, index);
     else {
@@ -124,58 +126,62 @@ function validatePlanValue(input: unknown, options: ValidatePlanOptions): Valida
     });
   }
 
+  // Steps name tools as the model was shown them: the provider name (`orders_get`) or the registered one
+  // (`orders.get`), both through the registry's one mapping. Messages use the provider names.
   let toolNames: string[] | undefined;
   const stepTools: Tool[] = [];
   const outputSchemas = new Map<string, JsonSchema | undefined>();
   for (let index = 0; index < count; index++) {
-    const step = steps[index]!;
-    if (step.tool === TOOL_PLAN_TOOL_NAME) {
+    const step = steps[index];
+    if (step?.tool === undefined) continue;
+    const tool = step.tool === TOOL_PLAN_TOOL_NAME ? undefined : tools.resolve(step.tool);
+    if (step.tool === TOOL_PLAN_TOOL_NAME || tool?.name === TOOL_PLAN_TOOL_NAME) {
       problems.push({
         code: 'nested_plan',
-        stepId: step.id,
+        stepId: step.name,
         path: `steps[${index}].tool`,
-        message: `Step '${step.id}' calls ${TOOL_PLAN_TOOL_NAME}; plans cannot nest. Put its steps in this plan.`,
+        message: `${step.label} calls ${TOOL_PLAN_TOOL_NAME}; plans cannot nest. Put its steps in this plan.`,
       });
       continue;
     }
-    const tool = tools.get(step.tool);
     if (tool === undefined) {
-      toolNames ??= tools.names();
+      toolNames ??= modelToolNames(tools);
       const suggestion = closestMatch(step.tool, toolNames);
       problems.push({
         code: 'unknown_tool',
-        stepId: step.id,
+        stepId: step.name,
         toolName: step.tool,
         path: `steps[${index}].tool`,
         ...(suggestion === undefined ? {} : { suggestion }),
         message:
-          `Step '${step.id}' calls unknown tool '${step.tool.slice(0, 80)}'` +
+          `${step.label} calls unknown tool '${step.tool.slice(0, 80)}'` +
           (suggestion ? `; did you mean '${suggestion}'?` : '.') +
           ` Available tools: ${toolNames.slice(0, 40).join(', ')}${toolNames.length > 40 ? ', ...' : ''}.`,
       });
       continue;
     }
     stepTools[index] = tool;
-    if (!outputSchemas.has(step.tool)) outputSchemas.set(step.tool, toolOutputSchema(tool));
+    if (!outputSchemas.has(tool.name)) outputSchemas.set(tool.name, toolOutputSchema(tool));
   }
 
   /** Checks one reference; returns the referenced step's index when it is usable as a dependency. */
   const checkReference = (
     index: number,
-    step: PlanStep,
+    step: StepParts,
     reference: Reference,
     site: TemplateSite,
   ): number | undefined => {
     const target = indexOf.get(reference.stepId);
+    const path = `steps[${index}].arguments.${pathToText(site.path)}`;
     if (reference.path.length > limits.maxReferencePathSegments) {
       problems.push({
         code: 'limit_exceeded',
         limit: 'maxReferencePathSegments',
         maximum: limits.maxReferencePathSegments,
         actual: reference.path.length,
-        stepId: step.id,
-        path: `steps[${index}].arguments.${pathToText(site.path)}`,
-        message: `Step '${step.id}' has a $ref with ${reference.path.length} path segments; the limit 'maxReferencePathSegments' is ${limits.maxReferencePathSegments}.`,
+        stepId: step.name,
+        path,
+        message: `${step.label} has a $ref with ${reference.path.length} path segments; the limit 'maxReferencePathSegments' is ${limits.maxReferencePathSegments}.`,
       });
       return undefined;
     }
@@ -183,11 +189,11 @@ function validatePlanValue(input: unknown, options: ValidatePlanOptions): Valida
       if (!RESERVED_PATH_SEGMENTS.has(segment)) continue;
       problems.push({
         code: 'invalid_reference',
-        stepId: step.id,
+        stepId: step.name,
         reference: reference.text,
         segment,
-        path: `steps[${index}].arguments.${pathToText(site.path)}`,
-        message: `Step '${step.id}' refers to '${reference.text}', but '${segment}' is a reserved name, not an output field.`,
+        path,
+        message: `${step.label} refers to '${reference.text}', but '${segment}' is a reserved name, not an output field.`,
       });
       return undefined;
     }
@@ -195,13 +201,13 @@ function validatePlanValue(input: unknown, options: ValidatePlanOptions): Valida
       const suggestion = closestMatch(reference.stepId, indexOf.keys());
       problems.push({
         code: 'unknown_step',
-        stepId: step.id,
+        stepId: step.name,
         reference: reference.text,
         missingStepId: reference.stepId,
-        path: `steps[${index}].arguments.${pathToText(site.path)}`,
+        path,
         ...(suggestion === undefined ? {} : { suggestion }),
         message:
-          `Step '${step.id}' refers to unknown step '${reference.stepId}' in '${reference.text}'` +
+          `${step.label} refers to unknown step '${reference.stepId}' in '${reference.text}'` +
           (suggestion ? `; did you mean '${suggestion}'?` : '.'),
       });
       return undefined;
@@ -209,33 +215,50 @@ function validatePlanValue(input: unknown, options: ValidatePlanOptions): Valida
     if (target === index) {
       problems.push({
         code: 'self_reference',
-        stepId: step.id,
+        stepId: step.name,
         reference: reference.text,
-        path: `steps[${index}].arguments.${pathToText(site.path)}`,
-        message: `Step '${step.id}' refers to its own output ('${reference.text}'); a step can only use earlier results.`,
+        path,
+        message: `${step.label} refers to its own output ('${reference.text}'); a step can only use earlier results.`,
       });
       return undefined;
     }
-    const targetTool = steps[target]!.tool;
-    const schema = reference.path.length > 0 ? outputSchemas.get(targetTool) : undefined;
+    const targetTool = stepTools[target];
+    const schema =
+      reference.path.length > 0 && targetTool !== undefined ? outputSchemas.get(targetTool.name) : undefined;
     if (schema !== undefined) {
       const lookup = lookupSchemaField(schema, reference.path);
+      // The tool as the model knows it: the name its step used.
+      const toolName = steps[target]!.tool!;
       if (lookup.kind === 'missing') {
         const suggestion = closestMatch(lookup.field, lookup.available);
         problems.push({
           code: 'unknown_output_field',
-          stepId: step.id,
+          stepId: step.name,
           reference: reference.text,
-          toolName: targetTool,
+          toolName,
           field: lookup.field,
           available: lookup.available,
-          path: `steps[${index}].arguments.${pathToText(site.path)}`,
+          path,
           ...(suggestion === undefined ? {} : { suggestion }),
           message:
-            `Step '${step.id}' refers to '${reference.text}', but the output of '${targetTool}' has no field ` +
+            `${step.label} refers to '${reference.text}', but the output of '${toolName}' has no field ` +
             `'${lookup.field}'` +
             (suggestion ? `; did you mean '${suggestion}'?` : '.') +
             (lookup.available.length > 0 ? ` Fields: ${lookup.available.slice(0, 30).join(', ')}.` : ''),
+        });
+      } else if (lookup.kind === 'scalar') {
+        const where = lookup.at.length === 0 ? 'is' : `at '${lookup.at.join('.')}' is`;
+        problems.push({
+          code: 'unknown_output_field',
+          stepId: step.name,
+          reference: reference.text,
+          toolName,
+          field: lookup.field,
+          available: [],
+          path,
+          message:
+            `${step.label} refers to '${reference.text}', but the output of '${toolName}' ${where} ` +
+            `${lookup.type}, which has no field '${lookup.field}'. Refer to '$ref:${[reference.stepId, ...lookup.at].join('.')}' itself.`,
         });
       }
     }
@@ -248,17 +271,18 @@ function validatePlanValue(input: unknown, options: ValidatePlanOptions): Valida
   const seenBy = new Int32Array(count).fill(-1);
   const templates: (ArgumentTemplate | undefined)[] = new Array(count);
   for (let index = 0; index < count; index++) {
-    const step = steps[index]!;
+    const step = steps[index];
     dependencyStart[index] = dependencyItems.length;
+    if (step?.arguments === undefined) continue;
     const compiled = compileArguments(step.arguments);
     templates[index] = compiled.template;
     for (const { malformed, pathText } of compiled.malformed) {
       problems.push({
         code: 'invalid_reference',
-        stepId: step.id,
+        stepId: step.name,
         reference: malformed.text,
         path: `steps[${index}].arguments.${pathText}`,
-        message: `Step '${step.id}' has '$ref:' without a step id at arguments.${pathText}; write "$ref:<step id>".`,
+        message: `${step.label} has '$ref:' without a step id at arguments.${pathText}; write "$ref:<step id>".`,
       });
     }
     if (compiled.template === undefined) continue;
@@ -299,7 +323,8 @@ function validatePlanValue(input: unknown, options: ValidatePlanOptions): Valida
   }
   const { order, cycles } = orderSteps(count, dependencyStart, dependencyList, dependentStart, dependentList);
   for (const cycle of cycles) {
-    const names = cycle.map((index) => steps[index]!.id);
+    // Only steps with valid ids can be referenced, so every step in a cycle has one.
+    const names = cycle.map((index) => steps[index]!.name);
     problems.push({
       code: 'cycle',
       cycle: names,
@@ -309,7 +334,7 @@ function validatePlanValue(input: unknown, options: ValidatePlanOptions): Valida
     });
   }
 
-  const outputIds = plan.output_steps ?? steps.map((step) => step.id);
+  const outputIds = parts.outputSteps ?? steps.flatMap((step) => (step?.id === undefined ? [] : [step.id]));
   const outputIndexes = new Int32Array(outputIds.length);
   outputIds.forEach((id, position) => {
     const index = indexOf.get(id);
@@ -327,14 +352,28 @@ function validatePlanValue(input: unknown, options: ValidatePlanOptions): Valida
   });
 
   if (problems.length > 0) return { ok: false, error: new PlanValidationError(problems) };
+  // No problem: every step is an object with a valid id, a known tool and readable arguments.
+  const planSteps: PlanStep[] = steps.map((step) => {
+    const planStep: { -readonly [Key in keyof PlanStep]: PlanStep[Key] } = {
+      id: step!.id!,
+      tool: step!.tool!,
+      arguments: step!.arguments!,
+    };
+    if (step!.argumentRepairs !== undefined) planStep.argumentRepairs = step!.argumentRepairs;
+    return planStep;
+  });
+  const plan: Plan =
+    parts.outputSteps === undefined
+      ? { steps: planSteps }
+      : { steps: planSteps, output_steps: parts.outputSteps };
   const validated: ValidatedPlan = Object.freeze({
     plan,
     outputStepIds: Object.freeze([...outputIds]),
-    executionOrder: Object.freeze(Array.from(order, (index) => steps[index]!.id)),
+    executionOrder: Object.freeze(Array.from(order, (index) => planSteps[index]!.id)),
   });
   graphs.set(validated, {
     tools,
-    steps,
+    steps: planSteps,
     stepTools,
     indexOf,
     dependencyStart,
@@ -346,4 +385,9 @@ function validatePlanValue(input: unknown, options: ValidatePlanOptions): Valida
     outputIndexes,
   });
   return { ok: true, plan: validated };
+}
+
+/** The tool names a model is shown: provider names (`orders_get` for `orders.get`). */
+export function modelToolNames(tools: ToolRegistry): string[] {
+  return tools.names().map((name) => tools.providerName(name) ?? name);
 }

@@ -8,7 +8,8 @@ export function createTestTools(clock?: Clock): ToolRegistry {
     name: 'get_weather',
     description: 'Current weather for a city.',
     input: z.object({ city: z.string() }),
-    output: z.object({ city: z.string(), temperature: z.number(), conditions: z.string() }),
+    // Closed (`strictObject`): the output check refuses other fields, so a reference to one is a validation problem.
+    output: z.strictObject({ city: z.string(), temperature: z.number(), conditions: z.string() }),
     execute: ({ city }) => ({ city, temperature: 21, conditions: 'sunny' }),
   });
   const search = defineTool({
