@@ -205,4 +205,21 @@ describe('createToolPlanTool', () => {
       results: { w: { city: 'Oslo' } },
     });
   });
+
+  it('takes its tools as runAgent does: an array or a registry; anything else names the option', async () => {
+    const tools = createTestTools();
+    const fromArray = createToolPlanTool({ tools: tools.list() });
+    const registry = new ToolRegistry([fromArray]);
+    const observation = await executeAction(registry, {
+      id: 'plan_1',
+      toolName: 'execute_tool_plan',
+      args: { steps: [{ id: 'w', tool: 'get_weather', arguments: { city: 'Oslo' } }] },
+    });
+    expect(observation.status).toBe('success');
+    for (const bad of [undefined, 42, { get_weather: true }, 'get_weather']) {
+      expect(() => createToolPlanTool({ tools: bad as never })).toThrow(
+        expect.objectContaining({ code: 'invalid_plan_options', option: 'tools' }),
+      );
+    }
+  });
 });

@@ -1,19 +1,29 @@
 import type { JsonSchema, RunEvent } from '@org/core';
-import { defineTool, type Tool, type ToolExecutionContext, type ToolRegistry } from '@org/tools';
+import {
+  defineTool,
+  InvalidToolOptionError,
+  type Tool,
+  type ToolExecutionContext,
+  ToolRegistry,
+} from '@org/tools';
 import { describeOutputs } from './describe-outputs.js';
 import { type ExecutePlanOptions, executePlan } from './execute-plan.js';
 import { formatPlanResult } from './format-plan-result.js';
 import { createInProcessStepRunner } from './in-process-step-runner.js';
 import { TOOL_PLAN_TOOL_NAME } from './plan.js';
 import { DEFAULT_PLAN_LIMITS } from './plan-limits.js';
+import { PlanOptionsError } from './plan-options-error.js';
 import type { PlanResult } from './plan-result.js';
 import type { StepRunner } from './step-runner.js';
 
 /** Options of {@link createToolPlanTool}. */
 export interface ToolPlanToolOptions
-  extends Omit<ExecutePlanOptions, 'signal' | 'actionIdPrefix' | 'planId'> {
-  /** The tools plan steps may call (the plan tool itself is never one of them). */
-  readonly tools: ToolRegistry;
+  extends Omit<ExecutePlanOptions, 'signal' | 'actionIdPrefix' | 'planId' | 'tools'> {
+  /**
+   * The tools plan steps may call (the plan tool itself is never one of them): a registry, or tools in an array, as
+   * `runAgent` takes them.
+   */
+  readonly tools: ToolRegistry | Iterable<Tool>;
   /** Receives the full result of each plan, with raw outputs, before it is summarised for the model. */
   readonly onPlanResult?: (result: PlanResult, toolCallId: string) => void;
   /**
@@ -96,9 +106,18 @@ function inputSchema(maxSteps: number): JsonSchema {
  * const agentTools = new ToolRegistry([...tools.list(), createToolPlanTool({ tools, maxConcurrency: 4 })]);
  */
 export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
-  const { onPlanResult, description, runner, describeOutputs: withOutputs, ...executeOptions } = options;
+  const {
+    onPlanResult,
+    description,
+    runner,
+    describeOutputs: withOutputs,
+    tools: givenTools,
+    ...rest
+  } = options;
+  const tools = toolsOption(givenTools);
+  const executeOptions: ExecutePlanOptions = { ...rest, tools };
   const maxSteps = options.limits?.maxSteps ?? DEFAULT_PLAN_LIMITS.maxSteps;
-  const outputs = description === undefined && withOutputs !== false ? describeOutputs(options.tools) : '';
+  const outputs = description === undefined && withOutputs !== false ? describeOutputs(tools) : '';
   return defineTool({
     name: TOOL_PLAN_TOOL_NAME,
     description:
@@ -136,6 +155,20 @@ export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
       );
     },
   });
+}
+
+/** The `tools` option as a registry; anything else is a `PlanOptionsError` naming the option. */
+function toolsOption(tools: ToolRegistry | Iterable<Tool>): ToolRegistry {
+  try {
+    return ToolRegistry.from(tools, 'tools');
+  } catch (error) {
+    if (!InvalidToolOptionError.isInstance(error)) throw error;
+    throw new PlanOptionsError({
+      option: 'tools',
+      value: tools,
+      expected: 'a ToolRegistry or an array of tools',
+    });
+  }
 }
 
 /**

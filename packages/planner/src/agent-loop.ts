@@ -14,7 +14,13 @@ import {
   toToolChoice,
   type Usage,
 } from '@org/core';
-import { executeActions, type Tool, type ToolObservation, ToolRegistry, toolNeedsApproval } from '@org/tools';
+import {
+  executeActions,
+  InvalidToolOptionError,
+  type ToolObservation,
+  ToolRegistry,
+  toolNeedsApproval,
+} from '@org/tools';
 import type {
   AgentFinishReason,
   AgentOptions,
@@ -563,26 +569,15 @@ function isPlanStepEvent(value: unknown): value is RunEventOf<'plan-step-started
 }
 
 function toRegistry(tools: AgentOptions['tools']): ToolRegistry {
-  if (tools instanceof ToolRegistry) return tools;
-  const candidate = tools as unknown as
-    | { specs?: unknown; resolve?: unknown; list?: unknown }
-    | null
-    | undefined;
-  // A registry from another copy of @org/tools fails instanceof; rebuild it from its tools.
-  if (typeof candidate?.specs === 'function' && typeof candidate.list === 'function') {
-    return new ToolRegistry((candidate.list as () => Tool[]).call(candidate));
-  }
-  if (
-    candidate === null ||
-    candidate === undefined ||
-    typeof (candidate as Iterable<Tool>)[Symbol.iterator] !== 'function'
-  ) {
+  try {
+    return ToolRegistry.from(tools, 'tools');
+  } catch (error) {
+    if (!InvalidToolOptionError.isInstance(error)) throw error;
     throw new InvalidAgentOptionsError({
       option: 'tools',
       message: 'must be a ToolRegistry or an iterable of tools.',
     });
   }
-  return new ToolRegistry(candidate as Iterable<Tool>);
 }
 
 /** The decision for an action id, read as an own property: an id such as `constructor` inherits nothing. */

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { DuplicateToolError, defineTool, ToolNameMapping, ToolRegistry, toolCallToAction } from './index.js';
+import {
+  DuplicateToolError,
+  defineTool,
+  InvalidToolOptionError,
+  ToolNameMapping,
+  ToolRegistry,
+  toolCallToAction,
+} from './index.js';
 
 const make = (name: string) =>
   defineTool({
@@ -9,6 +16,46 @@ const make = (name: string) =>
     input: z.object({ q: z.string() }),
     execute: () => name,
   });
+
+describe('ToolRegistry.from', () => {
+  const tool = defineTool({
+    name: 'search',
+    description: 'Searches.',
+    input: z.object({}),
+    execute: () => [],
+  });
+
+  it('returns a registry as is, and builds one from an array or any iterable', () => {
+    const registry = new ToolRegistry([tool]);
+    expect(ToolRegistry.from(registry)).toBe(registry);
+    expect(ToolRegistry.from([tool]).names()).toEqual(['search']);
+    expect(ToolRegistry.from(new Set([tool])).names()).toEqual(['search']);
+  });
+
+  it('rebuilds a registry from another copy of the package (it fails instanceof)', () => {
+    const foreign = { list: () => [tool], specs: () => [] };
+    expect(ToolRegistry.from(foreign as never).names()).toEqual(['search']);
+  });
+
+  it('refuses anything else with an error naming the option the caller was given', () => {
+    for (const bad of [undefined, null, 42, 'search', { search: tool }]) {
+      expect(() => ToolRegistry.from(bad as never, 'nestedTools')).toThrow(
+        expect.objectContaining({ code: 'invalid_tool_option', option: 'nestedTools' }),
+      );
+    }
+    expect(
+      InvalidToolOptionError.isInstance(
+        (() => {
+          try {
+            ToolRegistry.from(7 as never);
+          } catch (error) {
+            return error;
+          }
+        })(),
+      ),
+    ).toBe(true);
+  });
+});
 
 describe('ToolRegistry', () => {
   it('registers, gets, lists and names tools in order', () => {

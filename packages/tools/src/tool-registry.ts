@@ -1,6 +1,6 @@
 import type { ToolSpec } from '@org/core';
 import { compiledToolOf } from './compiled-tool.js';
-import { DuplicateToolError, InvalidToolDefinitionError } from './errors.js';
+import { DuplicateToolError, InvalidToolDefinitionError, InvalidToolOptionError } from './errors.js';
 import { type SchemaTarget, toJsonSchema } from './to-json-schema.js';
 import type { Tool } from './tool.js';
 import { assertValidToolName, ToolNameMapping } from './tool-name.js';
@@ -44,6 +44,12 @@ export function toToolSpec(
     description: tool.description,
     inputSchema: toJsonSchema(compiled.inputSchema, { target, toolName: tool.name }),
   };
+}
+
+function describeOption(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object that is not iterable' : `a ${typeof value}`;
 }
 
 function assertTool(tool: unknown): asserts tool is Tool {
@@ -156,6 +162,34 @@ export class ToolRegistry {
     }
     // Copies, so a caller that edits a schema (an adapter adding a field) cannot change what others are sent.
     return specs.map((spec) => structuredClone(spec));
+  }
+
+  /**
+   * A registry from what the agent loop and the plan tool accept as `tools`: a registry (returned as is), or tools in
+   * an array or any iterable. A registry from another copy of `@org/tools` (which fails `instanceof`) is rebuilt from
+   * its tools. Anything else is an `InvalidToolOptionError` naming `option`, the option the caller was given.
+   *
+   * @example
+   * const registry = ToolRegistry.from([getWeather, searchFlights]);
+   */
+  static from(tools: ToolRegistry | Iterable<Tool>, option = 'tools'): ToolRegistry {
+    if (tools instanceof ToolRegistry) return tools;
+    const candidate = tools as unknown as { list?: unknown; specs?: unknown } | null | undefined;
+    if (typeof candidate?.list === 'function' && typeof candidate.specs === 'function') {
+      return new ToolRegistry((candidate.list as () => Tool[]).call(candidate));
+    }
+    if (
+      candidate === null ||
+      candidate === undefined ||
+      typeof candidate === 'string' ||
+      typeof (candidate as Partial<Iterable<Tool>>)[Symbol.iterator] !== 'function'
+    ) {
+      throw new InvalidToolOptionError({
+        option,
+        reason: `must be a ToolRegistry or an array of tools; got ${describeOption(candidate)}.`,
+      });
+    }
+    return new ToolRegistry(candidate as Iterable<Tool>);
   }
 
   /**
