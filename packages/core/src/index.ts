@@ -59,6 +59,7 @@ export type {
   JsonSchemaTypeName,
   JsonValue,
 } from './json.js';
+export { JsonKeyRewriter, type JsonKeyScope, rewriteJsonKeys } from './json-key-rewriter.js';
 export {
   assertLanguageModel,
   type ErrorPart,
@@ -92,6 +93,13 @@ export {
   mergeCapabilities,
   type ToolChoiceSupport,
 } from './model-capabilities.js';
+export {
+  mapPropertyNames,
+  mapToolPropertyNames,
+  type PropertyNameMapping,
+  type PropertyNameRules,
+  type ToolPropertyNames,
+} from './property-name-mapping.js';
 export { redactCause, redactSecrets, redactSecretsDeep, registerSecret } from './redact-secrets.js';
 export {
   abortableSleep,

@@ -80,6 +80,7 @@ export class AnthropicLanguageModel implements LanguageModel {
       adjustments: built.adjustments,
       policy: built.policy,
       includeRawResponse: request.includeRawResponse === true,
+      propertyNames: built.propertyNames,
     });
   }
 
@@ -107,7 +108,11 @@ export class AnthropicLanguageModel implements LanguageModel {
       return;
     }
 
-    const assembler = new StreamAssembler({ policy: built.policy, adjustments: built.adjustments });
+    const assembler = new StreamAssembler({
+      policy: built.policy,
+      adjustments: built.adjustments,
+      propertyNames: built.propertyNames,
+    });
     try {
       for await (const event of events) {
         const parts = assembler.push(

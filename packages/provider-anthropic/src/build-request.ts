@@ -2,6 +2,7 @@ import type { MessageCreateParamsBase, TextBlockParam } from '@anthropic-ai/sdk/
 import { type Adjustment, InvalidRequestError, type ModelCapabilities, type ModelRequest } from '@org/core';
 import { convertMessages } from './convert-messages.js';
 import { prepareTools } from './prepare-tools.js';
+import { createPropertyNames, type PropertyNames } from './property-names.js';
 import type { ToolCallPolicy } from './tool-call-policy.js';
 
 /**
@@ -20,6 +21,8 @@ export interface BuiltRequest {
   readonly adjustments: readonly Adjustment[];
   readonly policy: ToolCallPolicy;
   readonly maxOutputTokens: number;
+  /** Property names renamed to fit the API, mapped back in the answer. */
+  readonly propertyNames: PropertyNames;
 }
 
 /**
@@ -61,8 +64,10 @@ export function buildRequest(options: {
     });
   }
 
-  const converted = convertMessages(request.messages);
+  const propertyNames = createPropertyNames(request.tools ?? []);
+  const converted = convertMessages(request.messages, { propertyNames });
   const tools = prepareTools({
+    propertyNames,
     tools: request.tools,
     toolChoice: request.toolChoice,
     parallelToolCalls: request.parallelToolCalls,
@@ -71,6 +76,9 @@ export function buildRequest(options: {
   });
 
   const adjustments: Adjustment[] = [...converted.adjustments, ...tools.adjustments];
+  if (propertyNames.adjustment !== undefined && tools.tools !== undefined) {
+    adjustments.push(propertyNames.adjustment);
+  }
   if (request.temperature !== undefined) {
     adjustments.push({
       kind: 'setting-ignored',
@@ -111,5 +119,6 @@ export function buildRequest(options: {
     adjustments,
     policy: { rejectAll: tools.rejectToolCalls, onlyToolName: tools.onlyToolName },
     maxOutputTokens,
+    propertyNames,
   };
 }

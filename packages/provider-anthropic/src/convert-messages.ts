@@ -6,6 +6,7 @@ import type {
   ToolUseBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
 import { type Adjustment, assertToolCallPairing, InvalidMessageHistoryError, type Message } from '@org/core';
+import type { PropertyNames } from './property-names.js';
 
 /** The Anthropic form of a conversation: the system prompt apart, then alternating user and assistant turns. */
 export interface ConvertedMessages {
@@ -38,8 +39,13 @@ interface PendingTurn {
  *   as `{}` and reported, because the API only accepts an object as `tool_use.input`.
  * - An assistant message with no text and no tool calls (a refusal, an empty answer) is left out and reported;
  *   an empty user message is an error, because the API rejects empty text.
+ * - Arguments of calls to a tool whose property names are sent renamed (`options.propertyNames`) use the names
+ *   sent, so the history matches the schema the model sees.
  */
-export function convertMessages(messages: readonly Message[]): ConvertedMessages {
+export function convertMessages(
+  messages: readonly Message[],
+  options: { propertyNames?: PropertyNames } = {},
+): ConvertedMessages {
   assertToolCallPairing(messages);
 
   const systemBlocks: TextBlockParam[] = [];
@@ -88,7 +94,9 @@ export function convertMessages(messages: readonly Message[]): ConvertedMessages
         const blocks: ContentBlockParam[] = [];
         if (message.content !== '') blocks.push({ type: 'text', text: message.content });
         for (const call of message.toolCalls ?? []) {
-          const input = parseArgumentsObject(call.arguments);
+          const input = parseArgumentsObject(
+            options.propertyNames?.argumentsToWire(call.toolName, call.arguments) ?? call.arguments,
+          );
           if (input === undefined) {
             replacedArguments.push({ messageIndex: index, toolCallId: call.id, toolName: call.toolName });
           }

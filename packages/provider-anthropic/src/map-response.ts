@@ -2,6 +2,7 @@ import type { Message } from '@anthropic-ai/sdk/resources/messages';
 import { type Adjustment, IncompleteToolCallError, type ModelResponse, type ToolCall } from '@org/core';
 import { mapFinishReason } from './map-finish-reason.js';
 import { mapUsage } from './map-usage.js';
+import type { PropertyNames } from './property-names.js';
 import {
   isClientToolUse,
   isToolCallAccepted,
@@ -12,7 +13,8 @@ import {
 /**
  * Maps a complete Messages API answer onto a `ModelResponse`.
  *
- * Text blocks are concatenated; client `tool_use` blocks become `ToolCall`s with their `input` as JSON text. Blocks
+ * Text blocks are concatenated; client `tool_use` blocks become `ToolCall`s with their `input` as JSON text (property
+ * names that were sent renamed mapped back, key by key). Blocks
  * the server handled itself (server tools, MCP, code execution and the tool calls it makes, tool search, thinking)
  * have no core counterpart and are left out by design; `includeRawResponse` keeps them.
  *
@@ -21,8 +23,19 @@ import {
  */
 export function mapMessage(
   message: Message,
-  context: { adjustments: readonly Adjustment[]; policy: ToolCallPolicy; includeRawResponse: boolean },
+  context: {
+    adjustments: readonly Adjustment[];
+    policy: ToolCallPolicy;
+    includeRawResponse: boolean;
+    /** Property names sent renamed: the arguments are mapped back to the tool's own names. */
+    propertyNames?: PropertyNames;
+  },
 ): ModelResponse {
+  // The SDK has already parsed the body, so `input` is re-serialised here; the key rewrite that follows works on
+  // that text and never parses it again.
+  const argumentsOf = (block: { name: string; input: unknown }): string =>
+    context.propertyNames?.argumentsFromWire(block.name, JSON.stringify(block.input ?? {})) ??
+    JSON.stringify(block.input ?? {});
   const content = Array.isArray(message.content) ? message.content : [];
   const last = content[content.length - 1];
   if (
@@ -35,7 +48,7 @@ export function mapMessage(
     throw new IncompleteToolCallError({
       toolCallId: last.id,
       toolName: last.name,
-      partialArguments: JSON.stringify(last.input ?? {}),
+      partialArguments: argumentsOf(last),
       finishReason: 'max_tokens',
     });
   }
@@ -50,7 +63,7 @@ export function mapMessage(
       const call: ToolCall = {
         id: block.id,
         toolName: block.name,
-        arguments: JSON.stringify(block.input ?? {}),
+        arguments: argumentsOf(block),
       };
       if (isToolCallAccepted(context.policy, call.toolName)) toolCalls.push(call);
       else rejected.push(call);

@@ -8,6 +8,7 @@ import {
   toToolChoice,
   UnsupportedToolChoiceError,
 } from '@org/core';
+import type { PropertyNames } from './property-names.js';
 
 /** The tool part of a Messages request, and what was changed to produce it. */
 export interface PreparedTools {
@@ -34,7 +35,8 @@ export interface PreparedTools {
  *
  * `parallelToolCalls: false` adds `disable_parallel_tool_use: true` to the choice (`true` sends `false`); `none`
  * has no such field, and needs none. A mode declared `unsupported` throws `UnsupportedToolChoiceError`; one declared
- * `emulated` is sent as `auto` plus an instruction, and reported.
+ * `emulated` is sent as `auto` plus an instruction, and reported. Property names the API refuses are sent renamed
+ * (`propertyNames`).
  */
 export function prepareTools(options: {
   tools: readonly ToolSpec[] | undefined;
@@ -42,6 +44,8 @@ export function prepareTools(options: {
   parallelToolCalls: boolean | undefined;
   capabilities: ModelCapabilities;
   modelId: string;
+  /** Property names the API refuses, renamed in the schemas sent. */
+  propertyNames?: PropertyNames;
 }): PreparedTools {
   const specs = options.tools ?? [];
   const choice = toToolChoice(options.toolChoice);
@@ -74,7 +78,7 @@ export function prepareTools(options: {
   const tools: Tool[] = specs.map((spec) => ({
     name: spec.name,
     description: spec.description,
-    input_schema: spec.inputSchema as Tool['input_schema'],
+    input_schema: (options.propertyNames?.schemaOf(spec) ?? spec.inputSchema) as Tool['input_schema'],
     ...(spec.strict === true ? { strict: true } : {}),
   }));
 

@@ -1,7 +1,14 @@
-import { type Adjustment, IncompleteToolCallError, type StreamPart, type ToolCall } from '@org/core';
+import {
+  type Adjustment,
+  IncompleteToolCallError,
+  type JsonKeyRewriter,
+  type StreamPart,
+  type ToolCall,
+} from '@org/core';
 import { MalformedStreamError } from './malformed-stream-error.js';
 import { mapFinishReason } from './map-finish-reason.js';
 import { type AnthropicUsageFields, mapUsage, mergeUsageFields } from './map-usage.js';
+import type { PropertyNames } from './property-names.js';
 import {
   isClientToolUse,
   isToolCallAccepted,
@@ -17,7 +24,10 @@ type BlockState =
       readonly toolName: string;
       /** The `input` of `content_block_start`, used when no `input_json_delta` follows. */
       readonly startInput: unknown;
+      /** The arguments so far, with renamed property names already mapped back. */
       argumentsText: string;
+      /** Maps renamed property names back as the text streams; `undefined` when the tool has none. */
+      readonly rewriter: JsonKeyRewriter | undefined;
       sawDelta: boolean;
       readonly accepted: boolean;
       closed: boolean;
@@ -46,11 +56,16 @@ export interface StreamEvent {
  * - A repeated `message_start` for the same message is ignored; one for a different message while the first is
  *   open is a `MalformedStreamError` (`spliced-message`), as is a delta for a block that never started.
  *
+ * - For a tool whose property names were sent renamed, `tool-call-delta` parts carry the text with the tool's own
+ *   names already restored (a key is held back until its closing quote), so the deltas of a call always add up to
+ *   the `arguments` of its `tool-call` part.
+ *
  * After `isDone()` turns true (a `finish` or `error` part was produced) no further event is read.
  */
 export class StreamAssembler {
   readonly #policy: ToolCallPolicy;
   readonly #adjustments: readonly Adjustment[];
+  readonly #propertyNames: PropertyNames | undefined;
   readonly #blocks = new Map<number, BlockState>();
   #messageId: string | undefined;
   #usage: AnthropicUsageFields | undefined;
@@ -65,9 +80,14 @@ export class StreamAssembler {
   #done = false;
   #syntheticIndex = -1;
 
-  constructor(options: { policy: ToolCallPolicy; adjustments: readonly Adjustment[] }) {
+  constructor(options: {
+    policy: ToolCallPolicy;
+    adjustments: readonly Adjustment[];
+    propertyNames?: PropertyNames;
+  }) {
     this.#policy = options.policy;
     this.#adjustments = options.adjustments;
+    this.#propertyNames = options.propertyNames;
   }
 
   /** Whether the stream reached its last part (`finish` or `error`). */
@@ -166,6 +186,7 @@ export class StreamAssembler {
         toolName: block.name,
         startInput: block.input,
         argumentsText: '',
+        rewriter: this.#propertyNames?.fromWire(block.name),
         sawDelta: false,
         accepted,
         closed: false,
@@ -198,11 +219,11 @@ export class StreamAssembler {
       typeof delta.partial_json === 'string'
     ) {
       block.sawDelta = true;
-      if (delta.partial_json === '') return [];
-      block.argumentsText += delta.partial_json;
-      return block.accepted
-        ? [{ type: 'tool-call-delta', toolCallId: block.id, argumentsDelta: delta.partial_json }]
-        : [];
+      const text =
+        block.rewriter === undefined ? delta.partial_json : block.rewriter.push(delta.partial_json);
+      if (text === '') return [];
+      block.argumentsText += text;
+      return block.accepted ? [{ type: 'tool-call-delta', toolCallId: block.id, argumentsDelta: text }] : [];
     }
     // thinking, signature and citation deltas, and deltas of ignored blocks.
     return [];
@@ -219,9 +240,15 @@ export class StreamAssembler {
     block.closed = true;
     if (block.kind !== 'tool') return [];
     const parts: StreamPart[] = [];
+    const held = block.rewriter?.end() ?? '';
+    if (held !== '') {
+      block.argumentsText += held;
+      if (block.accepted) parts.push({ type: 'tool-call-delta', toolCallId: block.id, argumentsDelta: held });
+    }
     if (block.argumentsText === '') {
       // The whole input arrived in content_block_start (or the tool takes no arguments).
-      block.argumentsText = JSON.stringify(block.startInput ?? {});
+      const input = JSON.stringify(block.startInput ?? {});
+      block.argumentsText = this.#propertyNames?.argumentsFromWire(block.toolName, input) ?? input;
       if (block.accepted) {
         parts.push({ type: 'tool-call-delta', toolCallId: block.id, argumentsDelta: block.argumentsText });
       }
@@ -260,6 +287,8 @@ export class StreamAssembler {
     if (this.#stopReason === 'max_tokens' && last?.kind === 'tool') {
       this.#held = undefined;
       this.#lastBlock = undefined;
+      // A key cut off mid-name is released as it came.
+      last.argumentsText += last.rewriter?.end() ?? '';
       if (!last.accepted) {
         // Rejected either way; it is reported with the others and the stream finishes normally.
         this.#rejected.push({ id: last.id, toolName: last.toolName, arguments: last.argumentsText });

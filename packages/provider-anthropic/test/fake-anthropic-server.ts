@@ -48,6 +48,49 @@ export function sseMessage(item: SseItem): string {
   return `event: ${String(item.type)}\ndata: ${JSON.stringify(item)}\n\n`;
 }
 
+const PROPERTY_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
+
+/**
+ * The API's check of tool schemas: a property name outside `^[a-zA-Z0-9_.-]{1,64}$` makes it refuse the request
+ * (400 `invalid_request_error`, "tools.0.custom.input_schema.properties: Property keys should match pattern ...").
+ * Checked at every depth here, stricter than the API is known to be.
+ */
+export function refusedPropertyName(body: Record<string, unknown>): string | undefined {
+  const tools = Array.isArray(body.tools) ? body.tools : [];
+  const check = (node: unknown, path: string): string | undefined => {
+    if (Array.isArray(node)) {
+      for (const [index, child] of node.entries()) {
+        const found = check(child, `${path}.${index}`);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    }
+    if (typeof node !== 'object' || node === null) return undefined;
+    for (const [keyword, value] of Object.entries(node)) {
+      if (keyword === 'enum' || keyword === 'const' || keyword === 'default' || keyword === 'examples')
+        continue;
+      if (keyword === 'properties' && typeof value === 'object' && value !== null) {
+        if (Object.keys(value).some((name) => !PROPERTY_NAME.test(name))) {
+          return `${path}.properties: Property keys should match pattern '^[a-zA-Z0-9_.-]{1,64}$'`;
+        }
+        for (const [name, child] of Object.entries(value)) {
+          const found = check(child, `${path}.properties.${name}`);
+          if (found !== undefined) return found;
+        }
+        continue;
+      }
+      const found = check(value, `${path}.${keyword}`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  for (const [index, tool] of tools.entries()) {
+    const found = check((tool as Record<string, unknown>).input_schema, `tools.${index}.custom.input_schema`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 /** Starts a fake server. Every test closes it (`close()` also drops open connections). */
 export async function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
   const queue: FakeReply[] = [];
@@ -61,6 +104,15 @@ export async function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
       body = { unparsable: raw };
     }
     requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body });
+    const refused = refusedPropertyName(body);
+    if (refused !== undefined) {
+      // What the Messages API answers, before any queued reply is used.
+      response.writeHead(400, { 'content-type': 'application/json', 'x-should-retry': 'false' });
+      response.end(
+        JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: refused } }),
+      );
+      return;
+    }
     let reply = queue.shift();
     while (reply?.type === 'render') reply = reply.render(body);
     if (reply === undefined) {

@@ -125,6 +125,7 @@ export class BedrockLanguageModel implements LanguageModel {
     }
     return mapConverseResponse(output, {
       names: prepared.tools.names,
+      propertyNames: prepared.tools.propertyNames,
       callPolicy: prepared.tools.callPolicy,
       adjustments: prepared.adjustments,
       includeRawResponse: request.includeRawResponse === true,
@@ -192,6 +193,7 @@ export class BedrockLanguageModel implements LanguageModel {
       const assembler = new ConverseStreamAssembler({
         modelId: this.modelId,
         names: prepared.tools.names,
+        propertyNames: prepared.tools.propertyNames,
         callPolicy: prepared.tools.callPolicy,
         adjustments: prepared.adjustments,
       });
@@ -287,6 +289,7 @@ export class BedrockLanguageModel implements LanguageModel {
     const converted = convertMessages(request.messages, {
       names: tools.names,
       toolHistory: tools.toolHistory,
+      propertyNames: tools.propertyNames,
     });
     const system = [
       ...converted.system,
@@ -299,6 +302,9 @@ export class BedrockLanguageModel implements LanguageModel {
       ...(bedrockOptions.topP === undefined ? {} : { topP: bedrockOptions.topP }),
     };
     const adjustments: Adjustment[] = [...tools.adjustments, ...converted.adjustments];
+    if (tools.toolConfig !== undefined && tools.propertyNames.adjustment !== undefined) {
+      adjustments.push(tools.propertyNames.adjustment);
+    }
     if (request.parallelToolCalls === false) {
       adjustments.push({
         kind: 'setting-ignored',

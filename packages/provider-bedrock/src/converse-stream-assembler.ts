@@ -5,12 +5,14 @@ import {
   errorMessageOf,
   type FinishReason,
   IncompleteToolCallError,
+  type JsonKeyRewriter,
   OrgError,
   ProviderError,
   ProviderUnavailableError,
   StreamInterruptedError,
   type StreamPart,
   type ToolCall,
+  type ToolPropertyNames,
 } from '@org/core';
 import { BEDROCK_PROVIDER, mapBedrockError } from './map-bedrock-error.js';
 import { mapUsage } from './map-converse-response.js';
@@ -24,7 +26,10 @@ interface ToolBlock {
   readonly id: string;
   readonly toolName: string;
   readonly rejected: boolean;
+  /** The input so far, property names sent renamed already mapped back. */
   arguments: string;
+  /** Maps renamed property names back as the input streams; `undefined` when the tool has none. */
+  readonly rewriter: JsonKeyRewriter | undefined;
   stopped: boolean;
 }
 
@@ -32,6 +37,8 @@ interface ToolBlock {
 export interface StreamAssemblerContext {
   readonly modelId: string;
   readonly names: ToolNameMap;
+  /** Property names sent renamed; `tool-call-delta` parts carry the text with the tool's own names restored. */
+  readonly propertyNames?: ToolPropertyNames;
   readonly callPolicy: ToolCallPolicy;
   /** Adjustments made while preparing the request; repeated on the `finish` part. */
   readonly adjustments: readonly Adjustment[];
@@ -99,6 +106,7 @@ export class ConverseStreamAssembler {
         toolName,
         rejected: isRejectedToolCall(this.context.callPolicy, toolName),
         arguments: '',
+        rewriter: this.context.propertyNames?.fromWire(toolName),
         stopped: false,
       };
       this.toolBlocks.set(index, block);
@@ -113,7 +121,8 @@ export class ConverseStreamAssembler {
             `a toolUse input fragment for content block ${index}, which is not an open tool call`,
           );
         }
-        const fragment = delta.toolUse.input ?? '';
+        const raw = delta.toolUse.input ?? '';
+        const fragment = block.rewriter === undefined ? raw : block.rewriter.push(raw);
         block.arguments += fragment;
         if (block.rejected || fragment === '') return [];
         return [{ type: 'tool-call-delta', toolCallId: block.id, argumentsDelta: fragment }];
@@ -126,8 +135,14 @@ export class ConverseStreamAssembler {
     }
     if (event.contentBlockStop !== undefined) {
       const block = this.toolBlocks.get(event.contentBlockStop.contentBlockIndex ?? 0);
-      if (block !== undefined) block.stopped = true;
-      return [];
+      if (block === undefined) return [];
+      block.stopped = true;
+      // A key still held back (the input ended inside it) is released as it came.
+      const held = block.rewriter?.end() ?? '';
+      block.arguments += held;
+      return block.rejected || held === ''
+        ? []
+        : [{ type: 'tool-call-delta', toolCallId: block.id, argumentsDelta: held }];
     }
     if (event.messageStop !== undefined) {
       this.messageStopped = true;
@@ -226,6 +241,7 @@ export class ConverseStreamAssembler {
       const cut = !block.stopped || (this.stopReason === 'max_tokens' && block.index === this.lastBlockIndex);
       if (cut) {
         if (block.rejected) continue;
+        block.arguments += block.rewriter?.end() ?? '';
         return [
           ...parts,
           this.setFailure(

@@ -4,7 +4,7 @@ import type {
   SystemContentBlock,
   ToolUseBlock,
 } from '@aws-sdk/client-bedrock-runtime';
-import type { Adjustment, Message } from '@org/core';
+import type { Adjustment, Message, ToolPropertyNames } from '@org/core';
 import type { ToolNameMap } from './tool-names.js';
 
 /**
@@ -52,7 +52,7 @@ interface Turn {
  */
 export function convertMessages(
   input: readonly Message[],
-  options: { names: ToolNameMap; toolHistory: ToolHistoryMode },
+  options: { names: ToolNameMap; toolHistory: ToolHistoryMode; propertyNames?: ToolPropertyNames },
 ): ConvertedMessages {
   const system: SystemContentBlock[] = [];
   const turns: Turn[] = [];
@@ -97,7 +97,10 @@ export function convertMessages(
             rewrittenToolBlocks++;
             content.push({ text: `[Tool call ${call.id}: ${call.toolName}(${call.arguments})]` });
           } else {
-            const input = parseArgumentsObject(call.arguments);
+            // Property names sent renamed are renamed in earlier calls too, to match the schema the model sees.
+            const input = parseArgumentsObject(
+              options.propertyNames?.argumentsToWire(call.toolName, call.arguments) ?? call.arguments,
+            );
             if (input === undefined) {
               unparsableArguments.push({
                 toolCallId: call.id,

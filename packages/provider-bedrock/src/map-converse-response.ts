@@ -7,6 +7,7 @@ import {
   IncompleteToolCallError,
   type ModelResponse,
   type ToolCall,
+  type ToolPropertyNames,
   type Usage,
 } from '@org/core';
 import { mapStopReason } from './map-stop-reason.js';
@@ -27,11 +28,18 @@ export function mapConverseResponse(
   output: ConverseResponse,
   context: {
     names: ToolNameMap;
+    /** Property names sent renamed: mapped back in the arguments, key by key. */
+    propertyNames?: ToolPropertyNames;
     callPolicy: ToolCallPolicy;
     adjustments: readonly Adjustment[];
     includeRawResponse: boolean;
   },
 ): ModelResponse {
+  // The SDK has already parsed the document; the key rewrite works on its JSON text and never parses it again.
+  const argumentsOf = (toolName: string, input: unknown): string => {
+    const text = JSON.stringify(input ?? {});
+    return context.propertyNames?.argumentsFromWire(toolName, text) ?? text;
+  };
   const content = output.output?.message?.content ?? [];
   let text = '';
   const accepted: ToolCall[] = [];
@@ -40,10 +48,11 @@ export function mapConverseResponse(
     if (typeof block.text === 'string') {
       text += block.text;
     } else if (block.toolUse !== undefined) {
+      const toolName = context.names.fromWire(block.toolUse.name ?? '');
       const call: ToolCall = {
         id: block.toolUse.toolUseId ?? '',
-        toolName: context.names.fromWire(block.toolUse.name ?? ''),
-        arguments: JSON.stringify(block.toolUse.input ?? {}),
+        toolName,
+        arguments: argumentsOf(toolName, block.toolUse.input),
       };
       (isRejectedToolCall(context.callPolicy, call.toolName) ? rejected : accepted).push(call);
     }
@@ -54,7 +63,7 @@ export function mapConverseResponse(
     throw new IncompleteToolCallError({
       ...(last?.toolUseId === undefined ? {} : { toolCallId: last.toolUseId }),
       ...(last?.name === undefined ? {} : { toolName: context.names.fromWire(last.name) }),
-      partialArguments: JSON.stringify(last?.input ?? {}),
+      partialArguments: argumentsOf(context.names.fromWire(last?.name ?? ''), last?.input),
       finishReason: 'length',
     });
   }

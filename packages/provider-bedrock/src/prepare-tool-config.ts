@@ -5,12 +5,14 @@ import {
   type Message,
   type ModelCapabilities,
   type ToolChoice,
+  type ToolPropertyNames,
   type ToolSpec,
   UnsupportedToolChoiceError,
 } from '@org/core';
 import type { NoneToolChoicePolicy } from './bedrock-model-settings.js';
 import type { ToolHistoryMode } from './convert-messages.js';
 import { BEDROCK_PROVIDER } from './map-bedrock-error.js';
+import { createPropertyNames } from './property-names.js';
 import { createToolNameMap, type ToolNameMap } from './tool-names.js';
 
 /**
@@ -53,6 +55,8 @@ export interface PreparedTools {
   /** Appended as the last system block, when a mode is emulated. */
   readonly instruction: string | undefined;
   readonly names: ToolNameMap;
+  /** Property names Converse refuses, renamed in the schemas sent and mapped back in the answer. */
+  readonly propertyNames: ToolPropertyNames;
   readonly callPolicy: ToolCallPolicy;
   readonly adjustments: Adjustment[];
 }
@@ -93,6 +97,7 @@ export function prepareTools(options: PrepareToolsOptions): PreparedTools {
         : [],
   );
   const names = createToolNameMap([...tools.map((tool) => tool.name), ...historyNames]);
+  const propertyNames = createPropertyNames(tools);
   const adjustments: Adjustment[] = names.adjustment === undefined ? [] : [names.adjustment];
   const hasToolHistory = historyNames.length > 0;
 
@@ -111,7 +116,7 @@ export function prepareTools(options: PrepareToolsOptions): PreparedTools {
     toolSpec: {
       name: names.toWire(tool.name),
       ...(tool.description === '' ? {} : { description: tool.description }),
-      inputSchema: { json: tool.inputSchema as Record<string, never> },
+      inputSchema: { json: propertyNames.schemaOf(tool) as Record<string, never> },
       ...(tool.strict === undefined ? {} : { strict: tool.strict }),
     },
   }));
@@ -121,6 +126,7 @@ export function prepareTools(options: PrepareToolsOptions): PreparedTools {
     toolHistory: history,
     instruction: undefined,
     names,
+    propertyNames,
     callPolicy: policy,
     adjustments,
   });
@@ -159,6 +165,7 @@ export function prepareTools(options: PrepareToolsOptions): PreparedTools {
       toolHistory: 'native',
       instruction,
       names,
+      propertyNames,
       callPolicy,
       adjustments,
     };
@@ -171,6 +178,7 @@ export function prepareTools(options: PrepareToolsOptions): PreparedTools {
         toolHistory: 'native',
         instruction: undefined,
         names,
+        propertyNames,
         callPolicy: { kind: 'accept-all' },
         adjustments,
       };
@@ -185,6 +193,7 @@ export function prepareTools(options: PrepareToolsOptions): PreparedTools {
         toolHistory: 'native',
         instruction: undefined,
         names,
+        propertyNames,
         callPolicy: { kind: 'accept-all' },
         adjustments,
       };
@@ -206,6 +215,7 @@ export function prepareTools(options: PrepareToolsOptions): PreparedTools {
         toolHistory: 'native',
         instruction: undefined,
         names,
+        propertyNames,
         callPolicy: { kind: 'accept-all' },
         adjustments,
       };
@@ -226,6 +236,7 @@ export function prepareTools(options: PrepareToolsOptions): PreparedTools {
           toolHistory: 'native',
           instruction: NONE_INSTRUCTION,
           names,
+          propertyNames,
           callPolicy: { kind: 'reject-all' },
           adjustments,
         };
