@@ -1,6 +1,8 @@
 import { assertToolCallPairing, type RunEvent, type ToolMessage } from '@org/core';
 import { countTokens, createScriptedModel } from '@org/provider-scripted';
+import { defineTool, ToolRegistry } from '@org/tools';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   answerFromLastObservation,
   EXPECTED_ANSWER,
@@ -38,7 +40,8 @@ describe('createFunctionCallingPlanner', () => {
       { role: 'system', content: SYSTEM_PROMPT },
       { role: 'user', content: TASK },
     ]);
-    expect(first?.tools).toEqual(tools.specs());
+    // The scripted model declares strictSchemas: every tool here can be strict, so each goes out strict.
+    expect(first?.tools).toEqual(tools.specs({ target: 'openai-strict' }));
     expect(first?.toolChoice).toEqual({ type: 'auto' });
     expect(second?.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool']);
     expect(JSON.parse((second?.messages[3] as ToolMessage | undefined)?.content ?? 'null')).toEqual(PARIS);
@@ -210,6 +213,95 @@ describe('createFunctionCallingPlanner', () => {
       runAgent({ model, tools: weatherTools(), planner: createFunctionCallingPlanner(), task: TASK }),
     ).rejects.toSatisfy((error) => InvalidAgentOptionsError.isInstance(error));
     expect(model.requests).toHaveLength(0);
+  });
+});
+
+describe('createFunctionCallingPlanner: strict schemas', () => {
+  const strictTools = (): ToolRegistry =>
+    new ToolRegistry([
+      defineTool({
+        name: 'lookup',
+        description: 'Looks a city up.',
+        input: z.object({ city: z.string(), country: z.string().optional() }),
+        execute: ({ city }) => city,
+      }),
+      defineTool({
+        name: 'annotate',
+        description: 'Stores free-form metadata.',
+        input: { type: 'object', properties: { metadata: { type: 'object' } }, required: ['metadata'] },
+        execute: () => 'stored',
+      }),
+      defineTool({
+        name: 'loose',
+        description: 'Chose to be non-strict.',
+        input: { type: 'object', properties: { anything: { type: 'object' } } },
+        strict: false,
+        execute: () => 'ok',
+      }),
+    ]);
+  const twoTurns = [
+    { toolCalls: [{ toolName: 'lookup', arguments: { city: 'Paris', country: null } }] },
+    { text: 'done' },
+  ];
+
+  it('sends each tool strict when the model declares strictSchemas and strict mode can express it', async () => {
+    const model = createScriptedModel({ script: twoTurns });
+    const events: RunEvent[] = [];
+    await runAgent({
+      model,
+      tools: strictTools(),
+      planner: createFunctionCallingPlanner(),
+      task: 'Paris?',
+      onEvent: (event) => events.push(event),
+    });
+    const sent = model.requests[0]?.tools ?? [];
+    expect(sent.map((spec) => [spec.name, spec.strict])).toEqual([
+      ['lookup', true],
+      ['annotate', false],
+      ['loose', false],
+    ]);
+    expect(sent[0]?.inputSchema).toMatchObject({
+      additionalProperties: false,
+      required: ['city', 'country'],
+    });
+    // Reported once per run (not once per step), for the tool strict mode could not express only.
+    const adjustments = events.flatMap((event) => (event.type === 'adjustment' ? [event.adjustment] : []));
+    expect(adjustments.filter((adjustment) => adjustment.kind === 'schema-adapted')).toEqual([
+      {
+        kind: 'schema-adapted',
+        message: expect.stringContaining("'annotate'"),
+        details: {
+          reason: 'strict-not-expressible',
+          tools: [{ toolName: 'annotate', reason: expect.any(String) }],
+        },
+      },
+    ]);
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it('sends no strict flag to a model without strictSchemas, and honours an explicit schemaTarget', async () => {
+    const plain = createScriptedModel({ script: twoTurns, capabilities: { strictSchemas: false } });
+    await runAgent({
+      model: plain,
+      tools: strictTools(),
+      planner: createFunctionCallingPlanner(),
+      task: 'Paris?',
+    });
+    expect(plain.requests[0]?.tools?.map((spec) => spec.strict)).toEqual([undefined, undefined, undefined]);
+
+    const chosen = createScriptedModel({ script: twoTurns });
+    const events: RunEvent[] = [];
+    await runAgent({
+      model: chosen,
+      tools: strictTools(),
+      planner: createFunctionCallingPlanner({ schemaTarget: 'json-schema' }),
+      task: 'Paris?',
+      onEvent: (event) => events.push(event),
+    });
+    expect(chosen.requests[0]?.tools?.map((spec) => spec.strict)).toEqual([undefined, undefined, undefined]);
+    expect(
+      events.some((event) => event.type === 'adjustment' && event.adjustment.kind === 'schema-adapted'),
+    ).toBe(false);
   });
 });
 

@@ -1,5 +1,20 @@
-import type { LanguageModel, Message, ModelRequest, ToolCall, ToolChoice, ToolMessage } from '@org/core';
-import { formatObservationForModel, type SchemaTarget, type ToolObservation } from '@org/tools';
+import {
+  errorMessageOf,
+  type LanguageModel,
+  type Message,
+  type ModelRequest,
+  type ToolCall,
+  type ToolChoice,
+  type ToolMessage,
+  type ToolSpec,
+} from '@org/core';
+import {
+  formatObservationForModel,
+  type SchemaTarget,
+  type ToolObservation,
+  type ToolRegistry,
+  toJsonSchema,
+} from '@org/tools';
 import { isArgumentEcho } from './argument-leak.js';
 import { InvalidAgentOptionsError } from './errors.js';
 import { infer, requestSettings } from './infer.js';
@@ -13,7 +28,12 @@ export interface FunctionCallingPlannerOptions {
    * is reported. `1` also asks the provider for one call per turn (`parallelToolCalls: false`). Default: no limit.
    */
   readonly maxParallelToolCalls?: number;
-  /** The schema dialect of the tool specs sent to the model. Default `json-schema` (adapters convert it). */
+  /**
+   * The schema dialect of the tool specs sent to the model. Default: `openai-strict` when the model declares
+   * `capabilities.strictSchemas` (each tool is sent `strict: true` when strict mode can express its schema, else
+   * `strict: false` with a plain schema, reported once per run as a `schema-adapted` adjustment), `json-schema`
+   * otherwise (adapters convert it). Set it to choose yourself, e.g. `json-schema` to never send `strict`.
+   */
   readonly schemaTarget?: SchemaTarget;
   /** Drop assistant text that merely echoes its calls' arguments. Default true. */
   readonly dropArgumentEcho?: boolean;
@@ -41,7 +61,6 @@ export function createFunctionCallingPlanner(options: FunctionCallingPlannerOpti
     });
   }
   const dropEcho = options.dropArgumentEcho ?? true;
-  const target = options.schemaTarget ?? 'json-schema';
 
   return {
     kind: 'function-calling',
@@ -64,9 +83,14 @@ export function createFunctionCallingPlanner(options: FunctionCallingPlannerOpti
           : [{ role: 'system' as const, content: context.systemPrompt }]),
         ...context.history,
       ];
+      const strictByDefault = options.schemaTarget === undefined && context.model.capabilities.strictSchemas;
+      const target: SchemaTarget =
+        options.schemaTarget ?? (strictByDefault ? 'openai-strict' : 'json-schema');
+      const tools = context.tools.specs({ target });
+      if (strictByDefault) reportNonStrictTools(context, tools);
       const request: ModelRequest = {
         messages,
-        tools: context.tools.specs({ target }),
+        tools,
         toolChoice: providerToolChoice(context),
         ...(maxParallel === 1 ? { parallelToolCalls: false } : {}),
         ...requestSettings(context),
@@ -180,6 +204,57 @@ function usedToolCallIds(history: readonly Message[]): Set<string> {
     if (message.role === 'assistant') for (const call of message.toolCalls ?? []) entry.used.add(call.id);
   }
   return entry.used;
+}
+
+// What was last reported per run (the loop keeps one history array per run), so a run reports its tools once.
+const reportedNonStrict = new WeakMap<readonly Message[], string>();
+
+/**
+ * The model enforces schemas (`strictSchemas`), but strict mode cannot express some tools' schemas (a free-form
+ * object, a tuple, an untyped value): those go out `strict: false`, which is reported, with the reason, once per run.
+ * Tools defined with `strict: false` are the application's choice and are not reported.
+ */
+function reportNonStrictTools(context: PlanningContext, specs: readonly ToolSpec[]): void {
+  const nonStrict = specs.filter((spec) => spec.strict === false);
+  const key = nonStrict.map((spec) => spec.name).join('\u0000');
+  if (reportedNonStrict.get(context.history) === key) return;
+  reportedNonStrict.set(context.history, key);
+  const byProviderName = providerNames(context.tools);
+  const tools = nonStrict.flatMap((spec) => {
+    const tool = byProviderName.get(spec.name);
+    if (tool === undefined || tool.strict === false) return [];
+    return [{ toolName: tool.name, reason: strictReason(tool.name, tool.inputSchema) }];
+  });
+  if (tools.length === 0) return;
+  context.emit({
+    type: 'adjustment',
+    timestamp: context.now(),
+    adjustment: {
+      kind: 'schema-adapted',
+      message:
+        `'${context.model.modelId}' enforces tool schemas (capabilities.strictSchemas), but strict mode cannot ` +
+        `express the schema of ${tools.map((tool) => `'${tool.toolName}' (${tool.reason})`).join(', ')}; ` +
+        `${tools.length === 1 ? 'it was' : 'they were'} sent with strict: false and a plain JSON Schema, and ` +
+        `${tools.length === 1 ? 'its' : 'their'} arguments are still validated before running.`,
+      details: { reason: 'strict-not-expressible', tools },
+    },
+  });
+}
+
+function providerNames(registry: ToolRegistry): Map<string, ReturnType<ToolRegistry['list']>[number]> {
+  const byName = new Map<string, ReturnType<ToolRegistry['list']>[number]>();
+  for (const tool of registry.list()) byName.set(registry.providerName(tool.name) ?? tool.name, tool);
+  return byName;
+}
+
+/** Why strict mode cannot express a schema: the message of the error converting it says what and where. */
+function strictReason(toolName: string, schema: ToolSpec['inputSchema']): string {
+  try {
+    toJsonSchema(schema, { target: 'openai-strict', toolName });
+    return 'not expressible in strict mode';
+  } catch (error) {
+    return errorMessageOf(error);
+  }
 }
 
 /** A named tool choice uses the name the tool is sent under (`math.factorial` is sent as `math_factorial`). */

@@ -146,7 +146,8 @@ function prefixWithTools(tools: ToolRegistry): number {
       { role: 'system', content: SYSTEM_PROMPT },
       { role: 'user', content: TASK },
     ],
-    tools: tools.specs(),
+    // The scripted model declares strictSchemas, so the function-calling planner sends the strict dialect.
+    tools: tools.specs({ target: 'openai-strict' }),
   });
 }
 

@@ -45,14 +45,19 @@ function toChatMessage(message: Message): ChatMessage {
   }
 }
 
-function toChatTool(tool: ToolSpec, strict: boolean): Record<string, unknown> {
+/**
+ * `strict: true` for a strict tool; `strict: false` for a tool sent non-strict to a model declared with strict
+ * schemas (as the Responses API always says it); absent otherwise, the API's default and what compatible servers
+ * without strict mode expect.
+ */
+function toChatTool(tool: ToolSpec, strict: boolean, strictSchemas: boolean): Record<string, unknown> {
   return {
     type: 'function',
     function: {
       name: tool.name,
       description: tool.description,
       parameters: tool.inputSchema,
-      ...(strict ? { strict: true } : {}),
+      ...(strict ? { strict: true } : strictSchemas && tool.strict === false ? { strict: false } : {}),
     },
   };
 }
@@ -72,7 +77,7 @@ export function buildChatBody(
     model: settings.modelId,
     messages,
     ...(plan.tools.length > 0
-      ? { tools: plan.tools.map((tool) => toChatTool(tool, plan.strict(tool))) }
+      ? { tools: plan.tools.map((tool) => toChatTool(tool, plan.strict(tool), plan.strictSchemas)) }
       : {}),
     ...(choice === undefined
       ? {}

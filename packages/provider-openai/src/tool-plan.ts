@@ -17,6 +17,8 @@ export interface ToolPlan {
   readonly tools: readonly ToolSpec[];
   /** Whether each sent tool carries `strict: true`. */
   readonly strict: (tool: ToolSpec) => boolean;
+  /** Whether the model is declared with strict schemas (a tool it gets non-strict is then sent `strict: false`). */
+  readonly strictSchemas: boolean;
   readonly choice: WireChoice;
   readonly parallelToolCalls: boolean | undefined;
   /** A system instruction the emulation adds in front of the history. */
@@ -63,6 +65,7 @@ export function planTools(
     return {
       tools: [],
       strict,
+      strictSchemas: capabilities.strictSchemas,
       choice: undefined,
       parallelToolCalls: undefined,
       instruction: undefined,
@@ -94,7 +97,7 @@ export function planTools(
     }
   }
 
-  const base = { strict, parallelToolCalls, adjustments };
+  const base = { strict, strictSchemas: capabilities.strictSchemas, parallelToolCalls, adjustments };
   if (support === 'native') {
     return {
       ...base,
