@@ -123,6 +123,9 @@ export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
     description:
       description ?? (outputs === '' ? TOOL_PLAN_DESCRIPTION : `${TOOL_PLAN_DESCRIPTION} ${outputs}`),
     input: inputSchema(maxSteps),
+    // Step arguments are free-form objects, which strict mode cannot express: never sent strict, and that is a
+    // property of the tool, not an adjustment to report on every request.
+    strict: false,
     nestedTools: executeOptions.tools,
     execute: async (args: Record<string, unknown>, context) => {
       const userListener = executeOptions.onEvent;
