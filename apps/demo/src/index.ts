@@ -5,13 +5,14 @@ export {
   parseAgentConfig,
 } from './agent-config.js';
 export { agentConfigToTask } from './agent-task.js';
-export type { DemoTask, ToolClock } from './demo-task.js';
+export type { ConnectedTools, DemoTask, DemoTaskDefinition, ToolClock } from './demo-task.js';
 export {
   AgentConfigError,
   type AgentConfigProblem,
   DemoUsageError,
   MissingCredentialsError,
 } from './errors.js';
+export { connectMemoryTools, memoryServerScript, memoryTask, TEAM_MEMORY } from './memory-task.js';
 export { type DemoArguments, parseDemoArguments, USAGE } from './parse-args.js';
 export {
   buildPlanTimeline,
@@ -20,7 +21,15 @@ export {
   renderTimelineSvg,
   type TimelineStep,
 } from './plan-timeline.js';
-export { createProviderModel, missingCredentials, REAL_PROVIDERS, type RealProvider } from './providers.js';
+export {
+  createProviderModel,
+  missingCredentials,
+  OPENAI_APIS,
+  type OpenAIApi,
+  type OpenAIConnection,
+  REAL_PROVIDERS,
+  type RealProvider,
+} from './providers.js';
 export { describeEvent, formatComparisonTable } from './report.js';
 export { DEFAULT_OUT_DIR, type DemoIo, type DemoOutcome, runDemo } from './run-demo.js';
 export {

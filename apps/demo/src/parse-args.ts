@@ -1,7 +1,7 @@
 import { closestMatch } from '@org/core';
 import { LATENCY_PROFILES } from '@org/provider-scripted';
 import { DemoUsageError } from './errors.js';
-import { REAL_PROVIDERS, type RealProvider } from './providers.js';
+import { OPENAI_APIS, type OpenAIApi, REAL_PROVIDERS, type RealProvider } from './providers.js';
 import { MODES, type Mode } from './run-mode.js';
 
 /** The demo's command line, parsed. */
@@ -13,6 +13,10 @@ export interface DemoArguments {
   readonly outDir?: string;
   readonly provider?: RealProvider;
   readonly model?: string;
+  /** With `--provider openai`: the API to speak, `responses` (default) or `chat` (Chat Completions). */
+  readonly api?: OpenAIApi;
+  /** With `--provider openai`: the server to call (an OpenAI-compatible server or a proxy), an http(s) URL. */
+  readonly baseUrl?: string;
   readonly config?: string;
   readonly quiet: boolean;
   /** Print each run's trace tree (OpenTelemetry spans, GenAI conventions). */
@@ -32,7 +36,7 @@ Runs realistic tasks in ReAct, native function calling and plan mode, prints eac
 table, and writes an SVG timeline of every plan run. Offline by default (scripted model, simulated latency).
 
 Options:
-  --task <ids>        Tasks to run, comma-separated (default: all): weather, orders, research, prices
+  --task <ids>        Tasks to run, comma-separated (default: all): weather, orders, research, prices, memory
   --mode <modes>      Modes to run, comma-separated (default: all): react, native, plan
   --latency <name>    Simulated model latency: fast, typical (default), slow
   --real-time         Spend simulated latency on real timers instead of the virtual clock
@@ -40,6 +44,10 @@ Options:
   --provider <name>   Run on a real provider: openai (OPENAI_API_KEY), anthropic (ANTHROPIC_API_KEY),
                       bedrock (AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY or AWS_PROFILE, and AWS_REGION)
   --model <id>        The provider's model id (required with --provider)
+  --api <name>        With --provider openai: responses (default) or chat (Chat Completions, which local
+                      OpenAI-compatible servers speak: LM Studio, Ollama, vLLM, llama.cpp)
+  --base-url <url>    With --provider openai: the server to call, e.g. http://localhost:1234/v1 (default:
+                      OPENAI_BASE_URL, else api.openai.com); OPENAI_API_KEY is then optional
   --config <file>     Run an agent described in YAML (see examples/agent.yaml)
   --quiet             Print only the table and the timeline paths
   --trace             Print the trace tree of each run (OpenTelemetry spans, GenAI conventions)
@@ -65,6 +73,26 @@ function list<T extends string>(flag: string, value: string, allowed: readonly T
   return [...new Set(items)] as T[];
 }
 
+/** An absolute http(s) URL, or a `DemoUsageError` naming the flag. */
+function httpUrl(flag: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new DemoUsageError({
+      flag,
+      message: `${flag}: '${value}' is not a URL; expected e.g. http://localhost:1234/v1.`,
+    });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new DemoUsageError({
+      flag,
+      message: `${flag}: '${value}' must be an http:// or https:// URL, e.g. http://localhost:1234/v1.`,
+    });
+  }
+  return value;
+}
+
 const FLAGS = [
   '--task',
   '--mode',
@@ -73,6 +101,8 @@ const FLAGS = [
   '--out',
   '--provider',
   '--model',
+  '--api',
+  '--base-url',
   '--config',
   '--quiet',
   '--trace',
@@ -118,6 +148,8 @@ export function parseDemoArguments(argv: readonly string[], taskIds: readonly st
   const latency = values.get('--latency') ?? 'typical';
   const outDir = values.get('--out');
   const model = values.get('--model');
+  const api = values.get('--api');
+  const baseUrl = values.get('--base-url');
   const config = values.get('--config');
   const parsed: DemoArguments = {
     tasks: values.has('--task') ? list('--task', values.get('--task') ?? '', taskIds) : [...taskIds],
@@ -134,8 +166,18 @@ export function parseDemoArguments(argv: readonly string[], taskIds: readonly st
       ? {}
       : { provider: list('--provider', provider, REAL_PROVIDERS)[0] as RealProvider }),
     ...(model === undefined ? {} : { model }),
+    ...(api === undefined ? {} : { api: list('--api', api, OPENAI_APIS)[0] as OpenAIApi }),
+    ...(baseUrl === undefined ? {} : { baseUrl: httpUrl('--base-url', baseUrl) }),
     ...(config === undefined ? {} : { config }),
   };
+  for (const flag of ['--api', '--base-url'] as const) {
+    if (values.has(flag) && parsed.provider !== 'openai') {
+      throw new DemoUsageError({
+        flag,
+        message: `${flag} applies to --provider openai (and OpenAI-compatible servers)${parsed.provider === undefined ? ': add --provider openai' : `, not --provider ${parsed.provider}`}.`,
+      });
+    }
+  }
   if (parsed.provider !== undefined && parsed.model === undefined) {
     throw new DemoUsageError({
       flag: '--model',

@@ -15,6 +15,28 @@ export type RealProvider = 'openai' | 'anthropic' | 'bedrock';
  */
 export const REAL_PROVIDERS: readonly RealProvider[] = ['openai', 'anthropic', 'bedrock'];
 
+/** The OpenAI APIs the demo can speak: Responses (the default) or Chat Completions (local compatible servers). */
+export type OpenAIApi = 'responses' | 'chat';
+
+/**
+ * The values `--api` accepts.
+ *
+ * @example
+ * OPENAI_APIS.includes(value as OpenAIApi);
+ */
+export const OPENAI_APIS: readonly OpenAIApi[] = ['responses', 'chat'];
+
+/** How to reach an OpenAI-compatible server: `--api` and `--base-url`. */
+export interface OpenAIConnection {
+  /** Default `responses`. */
+  readonly api?: OpenAIApi;
+  /** Default `OPENAI_BASE_URL`, else the SDK's (api.openai.com). When set, `OPENAI_API_KEY` is optional. */
+  readonly baseURL?: string;
+}
+
+/** Sent as the key to a server given with `--base-url` when `OPENAI_API_KEY` is unset: local servers ignore it. */
+const LOCAL_SERVER_API_KEY = 'not-needed';
+
 type Environment = Readonly<Record<string, string | undefined>>;
 
 function isSet(environment: Environment, name: string): boolean {
@@ -106,15 +128,25 @@ function withBedrockCredentialsHint(model: LanguageModel): LanguageModel {
  * only; when the AWS SDK's credential chain finds nothing, the first model call fails with a
  * `MissingCredentialsError` naming the variables a user can set and quoting the SDK's (redacted) reason.
  *
+ * For `openai`, `connection` chooses the API (`--api`) and the server (`--base-url`, else `OPENAI_BASE_URL`); with an
+ * explicit server, `OPENAI_API_KEY` is optional (local servers such as LM Studio, Ollama, vLLM and llama.cpp take
+ * any key).
+ *
  * @example
  * const model = createProviderModel('anthropic', 'claude-sonnet-4-5', process.env);
+ * const local = createProviderModel('openai', 'qwen2.5-7b-instruct', process.env, {
+ *   api: 'chat',
+ *   baseURL: 'http://localhost:1234/v1',
+ * });
  */
 export function createProviderModel(
   provider: RealProvider,
   modelId: string,
   environment: Environment,
+  connection: OpenAIConnection = {},
 ): LanguageModel {
-  const missing = missingCredentials(provider, environment);
+  const explicitServer = provider === 'openai' && connection.baseURL !== undefined;
+  const missing = explicitServer ? [] : missingCredentials(provider, environment);
   if (missing.length > 0) {
     throw new MissingCredentialsError({
       provider,
@@ -124,12 +156,12 @@ export function createProviderModel(
   }
   switch (provider) {
     case 'openai': {
-      // OPENAI_BASE_URL points the demo at an OpenAI-compatible server or a proxy, as the SDK's own variable does.
-      const baseURL = environment.OPENAI_BASE_URL?.trim();
+      // --base-url, else OPENAI_BASE_URL (the SDK's own variable), points the demo at an OpenAI-compatible server.
+      const baseURL = connection.baseURL ?? variable(environment, 'OPENAI_BASE_URL');
       return createOpenAI({
-        apiKey: environment.OPENAI_API_KEY?.trim() ?? '',
-        ...(baseURL === undefined || baseURL === '' ? {} : { baseURL }),
-      })(modelId);
+        apiKey: variable(environment, 'OPENAI_API_KEY') ?? (explicitServer ? LOCAL_SERVER_API_KEY : ''),
+        ...(baseURL === undefined ? {} : { baseURL }),
+      })(modelId, { api: connection.api ?? 'responses' });
     }
     case 'anthropic':
       return createAnthropic({ apiKey: environment.ANTHROPIC_API_KEY?.trim() ?? '' })(modelId);

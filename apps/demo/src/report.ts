@@ -1,4 +1,5 @@
 import type { RunEvent } from '@org/core';
+import { TOOL_PLAN_TOOL_NAME } from '@org/plan-executor';
 import { MODE_LABELS, type ModeRun } from './run-mode.js';
 
 function seconds(ms: number): string {
@@ -17,11 +18,20 @@ function shortJson(value: unknown, limit = 90): string {
  * @example
  * onEvent: (event) => { const line = describeEvent(event, startedAt); if (line) console.log(line); }
  */
-export function describeEvent(event: RunEvent, startedAt: number): string | undefined {
+export function describeEvent(
+  event: RunEvent,
+  startedAt: number,
+  options: {
+    /** ReAct: the tools are described in the system prompt, not sent as native tools. */
+    readonly toolsInPrompt?: boolean;
+  } = {},
+): string | undefined {
   const stamp = `  [+${seconds(event.timestamp - startedAt).padStart(9)}]`;
   switch (event.type) {
-    case 'inference-started':
-      return `${stamp} model call ${event.step + 1} → ${event.messageCount} messages, ${event.toolCount} tools, tool choice ${event.toolChoice.type}`;
+    case 'inference-started': {
+      const tools = options.toolsInPrompt === true ? 'tools in the prompt' : `${event.toolCount} tools`;
+      return `${stamp} model call ${event.step + 1} → ${event.messageCount} messages, ${tools}, tool choice ${event.toolChoice.type}`;
+    }
     case 'inference-finished': {
       const answer =
         event.toolCalls.length === 0
@@ -36,6 +46,11 @@ export function describeEvent(event: RunEvent, startedAt: number): string | unde
     case 'tool-call-finished': {
       const observation = event.observation;
       const error = observation.error === undefined ? '' : `: ${observation.error.message}`;
+      // A plan call succeeds as a call even when some of its steps failed: show the plan's own status.
+      const plan = observation.toolName === TOOL_PLAN_TOOL_NAME ? planOutcome(observation.output) : undefined;
+      if (observation.status === 'success' && plan !== undefined) {
+        return `${stamp} tool ${observation.toolName} ${plan.status} after ${Math.round(observation.durationMs)} ms: ${plan.summary}`;
+      }
       return `${stamp} tool ${observation.toolName} ${observation.status} after ${Math.round(observation.durationMs)} ms${error}`;
     }
     case 'plan-step-started':
@@ -59,6 +74,19 @@ export function describeEvent(event: RunEvent, startedAt: number): string | unde
   }
 }
 
+/** The status and summary of a plan call's output (the text `formatPlanResult` wrote), when it has them. */
+function planOutcome(output: unknown): { readonly status: string; readonly summary: string } | undefined {
+  if (typeof output !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(output);
+    if (typeof parsed !== 'object' || parsed === null) return undefined;
+    const { status, summary } = parsed as { status?: unknown; summary?: unknown };
+    return typeof status === 'string' && typeof summary === 'string' ? { status, summary } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function ratio(value: number, base: number | undefined): string {
   if (base === undefined || base === 0) return '—';
   return `${(value / base).toFixed(2)}x`;
@@ -66,7 +94,9 @@ function ratio(value: number, base: number | undefined): string {
 
 /**
  * The comparison table: per task and mode, LLM round trips, input and output tokens, wall time (simulated on a
- * virtual clock), input tokens and time relative to ReAct on the same task, and the final answer in full.
+ * virtual clock), input tokens and time relative to ReAct on the same task, and the final answer in full. On a
+ * virtual clock, the wall time of a task whose tools ran on a real server (an MCP server) is marked `*`: it adds the
+ * calls' measured real time, and a note under the table says so.
  *
  * @example
  * console.log(formatComparisonTable(runs, { simulated: true }));
@@ -98,7 +128,8 @@ export function formatComparisonTable(
       String(run.result.roundTrips),
       String(run.result.usage.inputTokens),
       String(run.result.usage.outputTokens),
-      seconds(run.wallTimeMs),
+      // A connected task's tools ran for real (an MCP server): its wall time adds their measured real time.
+      `${seconds(run.wallTimeMs)}${options.simulated && run.connectedTools !== undefined ? '*' : ''}`,
       ratio(run.result.usage.inputTokens, react?.result.usage.inputTokens),
       ratio(run.wallTimeMs, react?.wallTimeMs),
       answer,
@@ -119,5 +150,20 @@ export function formatComparisonTable(
       )
       .join(' | ')} |`;
   const separator = `|${widths.map((width, column) => (column === widths.length - 1 ? '-'.repeat(14) : '-'.repeat(width + 2))).join('|')}|`;
-  return [line(header), separator, ...rows.map(line)].join('\n');
+  const connected = [
+    ...new Map(
+      runs.flatMap((run) =>
+        run.connectedTools === undefined ? [] : [[run.task.id, run.connectedTools.source] as const],
+      ),
+    ),
+  ];
+  const notes =
+    options.simulated && connected.length > 0
+      ? [
+          `* simulated model time plus the measured real time of the tool calls, made to a real server (${connected
+            .map(([task, source]) => `${task}: ${source}`)
+            .join('; ')})`,
+        ]
+      : [];
+  return [line(header), separator, ...rows.map(line), ...notes].join('\n');
 }

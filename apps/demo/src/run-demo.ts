@@ -29,11 +29,16 @@ export interface DemoIo {
   readonly stderr: (text: string) => void;
   readonly environment: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
+  /**
+   * Stops the demo (the CLI aborts it on Ctrl-C): the run in progress ends at its next step, its servers are closed,
+   * no further run starts, and the exit code is 130.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** What a demo run did. */
 export interface DemoOutcome {
-  /** 0: every run reached an answer; 1: a run failed; 2: bad arguments, agent file or credentials. */
+  /** 0: every run reached an answer; 1: a run failed; 2: bad arguments, agent file or credentials; 130: stopped. */
   readonly exitCode: number;
   readonly runs: readonly ModeRun[];
   /** The SVG timelines written, absolute paths. */
@@ -121,7 +126,10 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<Demo
       }));
     }
     if (options.provider !== undefined) {
-      realModel = createProviderModel(options.provider, options.model ?? '', io.environment);
+      realModel = createProviderModel(options.provider, options.model ?? '', io.environment, {
+        ...(options.api === undefined ? {} : { api: options.api }),
+        ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }),
+      });
     }
   } catch (error) {
     if (OrgError.isInstance(error)) {
@@ -144,11 +152,13 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<Demo
   const runs: ModeRun[] = [];
   const timelines: string[] = [];
   const traceRecorder = options.trace ? createTraceRecorder('org-demo') : undefined;
-  for (const { task, modes, toolChoice, maxParallelToolCalls, maxSteps } of tasks) {
+  const setupFailures: string[] = [];
+  everyTask: for (const { task, modes, toolChoice, maxParallelToolCalls, maxSteps } of tasks) {
     print();
     print(`━━ ${task.title}: ${task.summary}`);
     print(`   "${task.prompt}"`);
     for (const mode of modes) {
+      if (io.signal?.aborted) break everyTask;
       const clock: Clock = realModel === undefined && !options.realTime ? createVirtualClock() : realClock;
       const model =
         realModel ??
@@ -165,25 +175,42 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<Demo
       print();
       print(`── ${task.id} · ${MODE_LABELS[mode]}`);
       const startedAt = clock.now();
-      const run = await runTaskInMode(task, mode, {
-        model,
-        clock,
-        ...(toolChoice === undefined ? {} : { toolChoice }),
-        ...(maxParallelToolCalls === undefined ? {} : { maxParallelToolCalls }),
-        ...(maxSteps === undefined ? {} : { maxSteps }),
-        ...(traceRecorder === undefined ? {} : { runListener: traceRecorder.listener }),
-        onEvent: (event) => {
-          if (options.quiet) return;
-          const line = describeEvent(event, startedAt);
-          if (line !== undefined) print(line);
-        },
-      });
+      let run: ModeRun;
+      try {
+        run = await runTaskInMode(task, mode, {
+          model,
+          clock,
+          ...(io.signal === undefined ? {} : { signal: io.signal }),
+          ...(toolChoice === undefined ? {} : { toolChoice }),
+          ...(maxParallelToolCalls === undefined ? {} : { maxParallelToolCalls }),
+          ...(maxSteps === undefined ? {} : { maxSteps }),
+          ...(traceRecorder === undefined ? {} : { runListener: traceRecorder.listener }),
+          onEvent: (event) => {
+            if (options.quiet) return;
+            const line = describeEvent(event, startedAt, { toolsInPrompt: mode === 'react' });
+            if (line !== undefined) print(line);
+          },
+        });
+      } catch (error) {
+        // A task's tools could not be opened (its MCP server did not start): the other runs go on.
+        if (!OrgError.isInstance(error)) throw error;
+        print(`   failed: ${error.message}`);
+        setupFailures.push(`${task.id}/${mode} (${error.message})`);
+        continue;
+      }
       runs.push(run);
       const answer =
         run.result.finishReason === 'final-answer'
           ? run.result.text
           : `(${run.result.finishReason}) ${run.result.finishDetail ?? ''}`;
       print(`   answer: ${answer}`);
+      if (run.connectedTools !== undefined) {
+        const { source, realCallTimesMs } = run.connectedTools;
+        const totalMs = realCallTimesMs.reduce((sum, ms) => sum + ms, 0);
+        print(
+          `   tools: ${source}, ${realCallTimesMs.length} call${realCallTimesMs.length === 1 ? '' : 's'} in ${Math.round(totalMs)} ms of measured real time${simulated ? ' (added to the simulated time)' : ''}`,
+        );
+      }
       if (traceRecorder !== undefined) {
         print('   trace:');
         for (const line of traceRecorder.takeTree().split('\n')) print(`     ${line}`);
@@ -200,6 +227,10 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<Demo
       });
     }
   }
+  if (io.signal?.aborted) {
+    io.stderr('org-demo: stopped.\n');
+    return { exitCode: 130, runs, timelines };
+  }
   print();
   print(formatComparisonTable(runs, { simulated }));
   if (timelines.length > 0) {
@@ -210,15 +241,15 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<Demo
   const failed = runs.filter(
     (run) => run.result.finishReason !== 'final-answer' && run.result.finishReason !== 'terminal-tool',
   );
-  if (failed.length > 0) {
-    io.stderr(
-      `org-demo: ${failed.length} run(s) ended without an answer: ${failed
-        .map(
-          (run) =>
-            `${run.task.id}/${run.mode} (${run.result.finishReason}${run.result.finishDetail === undefined ? '' : `: ${run.result.finishDetail}`})`,
-        )
-        .join('; ')}\n`,
-    );
+  const failures = [
+    ...failed.map(
+      (run) =>
+        `${run.task.id}/${run.mode} (${run.result.finishReason}${run.result.finishDetail === undefined ? '' : `: ${run.result.finishDetail}`})`,
+    ),
+    ...setupFailures,
+  ];
+  if (failures.length > 0) {
+    io.stderr(`org-demo: ${failures.length} run(s) ended without an answer: ${failures.join('; ')}\n`);
   }
-  return { exitCode: failed.length > 0 ? 1 : 0, runs, timelines };
+  return { exitCode: failures.length > 0 ? 1 : 0, runs, timelines };
 }

@@ -2,7 +2,7 @@ import type { LanguageModel, RunEvent, ToolChoice } from '@org/core';
 import { createToolPlanTool, type PlanResult, TOOL_PLAN_TOOL_NAME } from '@org/plan-executor';
 import { type AgentResult, createFunctionCallingPlanner, createReActPlanner, runAgent } from '@org/planner';
 import { ToolRegistry } from '@org/tools';
-import type { DemoTask, ToolClock } from './demo-task.js';
+import type { ConnectedTools, DemoTask, ToolClock } from './demo-task.js';
 import { buildPlanTimeline, type PlanTimeline } from './plan-timeline.js';
 
 /** The three ways the demo runs a task. */
@@ -61,12 +61,18 @@ export interface ModeRun {
   readonly wallTimeMs: number;
   /** One timeline per `execute_tool_plan` call (plan mode only). */
   readonly plans: readonly PlanTimeline[];
+  /**
+   * For a task whose tools are connected (`connectTools`, an MCP server): where they ran and the measured real
+   * duration of each call, which `wallTimeMs` includes (on a virtual clock too, where the model's time is simulated).
+   */
+  readonly connectedTools?: { readonly source: string; readonly realCallTimesMs: readonly number[] };
 }
 
 /**
  * Runs a task in one mode: ReAct (the ReAct planner, decisions as text), native function calling (the
  * function-calling planner, parallel calls) or plan mode (the function-calling planner with `execute_tool_plan`
- * offered beside the tools). Collects a timeline of every plan the model ran.
+ * offered beside the tools). Collects a timeline of every plan the model ran. A task with `connectTools` (an MCP
+ * server) is connected first and closed after the run, also when it fails or is aborted.
  *
  * @example
  * const clock = createVirtualClock();
@@ -80,8 +86,25 @@ export async function runTaskInMode(
   mode: Mode,
   options: RunTaskInModeOptions,
 ): Promise<ModeRun> {
+  const { clock } = options;
+  if (task.createTools !== undefined) return runWithTools(task, mode, options, task.createTools(clock));
+  // A connected task's tools are a server process: closed however the run ends (an error, an abort on Ctrl-C).
+  const connected = await task.connectTools(clock);
+  try {
+    return await runWithTools(task, mode, options, connected.tools, connected);
+  } finally {
+    await connected.close();
+  }
+}
+
+async function runWithTools(
+  task: DemoTask,
+  mode: Mode,
+  options: RunTaskInModeOptions,
+  tools: ToolRegistry,
+  connected?: ConnectedTools,
+): Promise<ModeRun> {
   const { clock, onEvent } = options;
-  const tools = task.createTools(clock);
   const planArguments = new Map<string, unknown>();
   const planResults: { toolCallId: string; result: PlanResult }[] = [];
   const registry =
@@ -142,5 +165,14 @@ export async function runTaskInMode(
       planArguments.get(toolCallId),
     ),
   );
-  return { task, mode, result, wallTimeMs, plans };
+  return {
+    task,
+    mode,
+    result,
+    wallTimeMs,
+    plans,
+    ...(connected === undefined
+      ? {}
+      : { connectedTools: { source: connected.source, realCallTimesMs: connected.realCallTimesMs() } }),
+  };
 }

@@ -2,6 +2,7 @@ import type { TaskOutputs } from '@org/provider-scripted';
 import { defineTool, type Tool, ToolRegistry } from '@org/tools';
 import { z } from 'zod';
 import type { DemoTask, ToolClock } from './demo-task.js';
+import { memoryTask } from './memory-task.js';
 
 const CONCISE =
   'You are a precise assistant. Use the tools for every fact; never invent numbers. Answer in one or two sentences.';
@@ -459,4 +460,10 @@ export const pricesTask: DemoTask = {
  * @example
  * for (const task of DEMO_TASKS) console.log(task.id, task.summary);
  */
-export const DEMO_TASKS: readonly DemoTask[] = [weatherTask, ordersTask, researchTask, pricesTask];
+export const DEMO_TASKS: readonly DemoTask[] = [
+  weatherTask,
+  ordersTask,
+  researchTask,
+  pricesTask,
+  memoryTask,
+];

@@ -38,6 +38,8 @@ const EXPECTED_ANSWERS: Record<string, string> = {
     '306 papers in all: quantization is busiest (88, led by "GPTQ: Accurate Post-Training Quantization"), kv cache compression quietest (27).',
   prices:
     'Cheapest that answered: contoso at €315 (northwind €329). Globex could not be checked: its price service failed.',
+  memory:
+    'Ada Lovelace (Slack @ada) owns checkout-service; Grace Hopper (pager 555-0142) is on call. Logged INC-2041 in memory (INC-2041 affects checkout-service).',
 };
 
 interface TableRow {
@@ -82,7 +84,13 @@ describe('the demo, end to end offline', () => {
 
     // Live steps, stamped with simulated time.
     expect(outcome.stdout).toContain('virtual clock, times are simulated');
-    expect(outcome.stdout).toMatch(/\[\+ +0\.000 s\] model call 1 → 2 messages, 0 tools/);
+    // ReAct describes the tools in its prompt: the line says so rather than "0 tools".
+    expect(outcome.stdout).toMatch(/\[\+ +0\.000 s\] model call 1 → 2 messages, tools in the prompt/);
+    expect(outcome.stdout).not.toMatch(/messages, 0 tools/);
+    // A plan call whose steps failed or were skipped is shown with the plan's status, not as a plain success.
+    expect(outcome.stdout).toMatch(
+      /tool execute_tool_plan partial after \d+ ms: 2 of 4 steps succeeded, 1 failed, 1 skipped\./,
+    );
     expect(outcome.stdout).toMatch(
       /model call 1 ← asked for 4 tool calls: get_weather, get_weather, get_weather, get_weather/,
     );
@@ -93,6 +101,17 @@ describe('the demo, end to end offline', () => {
       /plan step globex \(get_price\) error after 280 ms: .*503 Service Unavailable/,
     );
     expect(outcome.stdout).toMatch(/plan step convert \(convert_currency\) skipped/);
+    // The MCP task: its tools are a real server, their real time measured and labelled.
+    expect(outcome.stdout).toMatch(/tool memory\.search_nodes \{"query":"checkout"\} started/);
+    expect(outcome.stdout).toMatch(/plan step people \(memory\.open_nodes\) success after \d+ ms/);
+    expect(
+      outcome.stdout.match(
+        /tools: MCP server-memory over stdio, 4 calls in \d+ ms of measured real time \(added to the simulated time\)/g,
+      ),
+    ).toHaveLength(3);
+    expect(outcome.stdout).toContain(
+      '* simulated model time plus the measured real time of the tool calls, made to a real server (memory: MCP server-memory over stdio)',
+    );
     // Each plan step is shown once as it starts.
     expect(outcome.stdout.match(/plan step paris \(get_weather\) started/g)).toHaveLength(1);
 
@@ -156,6 +175,12 @@ describe('the demo, end to end offline', () => {
       research: ['mixture_of_experts', 'synthesis'],
       prices: ['contoso'],
     };
+    // The MCP task's steps take real time, so which branch finishes last varies from run to run.
+    const memoryCriticalPaths = [
+      ['service', 'people'],
+      ['service', 'link'],
+      ['incident', 'link'],
+    ];
     for (const task of DEMO_TASKS) {
       const svg = readFileSync(join(outDir, `${task.id}-plan.svg`), 'utf8');
       assertWellFormedXml(svg);
@@ -165,6 +190,11 @@ describe('the demo, end to end offline', () => {
       ];
       expect(bars.map((bar) => bar[2])).toEqual(task.calls.map((call) => call.id));
       const critical = bars.filter((bar) => bar[1] === 'step critical').map((bar) => bar[2]);
+      if (task.id === 'memory') {
+        expect(memoryCriticalPaths).toContainEqual(critical);
+        expect(svg).toContain(`critical path: ${critical.join(' → ')}`);
+        continue;
+      }
       expect({ task: task.id, critical }).toEqual({
         task: task.id,
         critical: expectedCriticalPaths[task.id],
