@@ -43,17 +43,9 @@ describe('ToolRegistry.from', () => {
         expect.objectContaining({ code: 'invalid_tool_option', option: 'nestedTools' }),
       );
     }
-    expect(
-      InvalidToolOptionError.isInstance(
-        (() => {
-          try {
-            ToolRegistry.from(7 as never);
-          } catch (error) {
-            return error;
-          }
-        })(),
-      ),
-    ).toBe(true);
+    expect(() => ToolRegistry.from(7 as never)).toThrow(
+      expect.toSatisfy((error: unknown) => InvalidToolOptionError.isInstance(error)),
+    );
   });
 });
 
