@@ -1,3 +1,4 @@
+import { stringifyWithin } from './bounded-text.js';
 import type { EventError } from './events.js';
 import { redactCause, redactSecrets, redactSecretsDeep } from './redact-secrets.js';
 
@@ -425,10 +426,16 @@ export class LimitExceededError extends OrgError {
 }
 brandError(LimitExceededError, 'LimitExceededError');
 
+/** JSON kept of a thrown value that is not an error (its description in a message). */
+const MAX_THROWN_JSON_BYTES = 64_000;
+const UNPRINTABLE = 'An unprintable value was thrown';
+
 /**
  * Turns whatever was thrown (an `Error`, a string, `undefined`, an object whose getters throw) into a message,
- * without ever throwing itself. Secrets are redacted.
+ * without ever throwing itself. Secrets are redacted. The message is not cut: whoever shows it to a model bounds it
+ * (`truncateText`); an object without a message is described as JSON only when that takes at most 64 KB.
  */
+
 export function errorMessageOf(thrown: unknown): string {
   try {
     if (thrown instanceof Error) return redactSecrets(thrown.message || thrown.name);
@@ -438,11 +445,12 @@ export function errorMessageOf(thrown: unknown): string {
     if (typeof thrown === 'object') {
       const message = (thrown as { message?: unknown }).message;
       if (typeof message === 'string') return redactSecrets(message);
-      return redactSecrets(JSON.stringify(thrown) ?? String(thrown));
+      // Bounded: a thrown object whose parts are shared is written path by path by JSON.stringify (exponential).
+      return redactSecrets(stringifyWithin(thrown, MAX_THROWN_JSON_BYTES) ?? UNPRINTABLE);
     }
     return redactSecrets(String(thrown));
   } catch {
-    return 'An unprintable value was thrown';
+    return UNPRINTABLE;
   }
 }
 

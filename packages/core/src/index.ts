@@ -1,4 +1,13 @@
 export type { Adjustment, AdjustmentKind } from './adjustment.js';
+export {
+  cutToUtf8Bytes,
+  stringifyPrefix,
+  stringifyWithin,
+  type TruncateTextOptions,
+  truncateText,
+  truncationMarker,
+  utf8ByteLength,
+} from './bounded-text.js';
 export type { Clock } from './clock.js';
 export { closestMatch } from './closest-match.js';
 export { collectStream } from './collect-stream.js';
@@ -77,7 +86,13 @@ export {
   type ToolCallPart,
   type ToolCallStartPart,
 } from './language-model.js';
-export { MAX_TIMER_DELAY_MS } from './max-timer-delay.js';
+export { type LimitValueRule, limitValueProblem } from './limit-value.js';
+export {
+  describeOptionValue,
+  MAX_TIMER_DELAY_MS,
+  type TimerDelayRule,
+  timerDelayProblem,
+} from './max-timer-delay.js';
 export {
   type AssistantMessage,
   assertToolCallPairing,
@@ -100,7 +115,15 @@ export {
   type PropertyNameRules,
   type ToolPropertyNames,
 } from './property-name-mapping.js';
-export { redactCause, redactSecrets, redactSecretsDeep, registerSecret } from './redact-secrets.js';
+export {
+  isCredentialName,
+  redactCause,
+  redactRegisteredSecrets,
+  redactSecrets,
+  redactSecretsDeep,
+  registerHeaderSecrets,
+  registerSecret,
+} from './redact-secrets.js';
 export {
   abortableSleep,
   backoffDelay,
@@ -116,6 +139,16 @@ export {
   type WithRetriesOptions,
   withRetries,
 } from './retry.js';
+export {
+  DEFAULT_STRICT_JSON_MAX_DEPTH,
+  JsonParseFailure,
+  jsonEqual,
+  type ParseJsonStrictOptions,
+  parseJsonStrict,
+  type ReadStrictJsonOptions,
+  readStrictJson,
+  type StrictJsonResult,
+} from './strict-json.js';
 export type {
   Action,
   Observation,

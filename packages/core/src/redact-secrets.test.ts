@@ -104,7 +104,8 @@ describe('OrgError redacts its cause chain', () => {
     expect(error.cause).toBe(cause);
     expect(error.cause).toBeInstanceOf(ApiLikeError);
     expect(cause.status).toBe(401);
-    expect(cause.headers.authorization).toBe('Bearer [REDACTED]');
+    // A credential-named field is redacted whole, whatever it holds (issue 18, class 7).
+    expect(cause.headers.authorization).toBe('[REDACTED]');
     expect(cause.message).toBe('401 Incorrect API key provided: [REDACTED] ([REDACTED])');
     expect((cause.cause as Error).message).toBe('proxy echoed [REDACTED] and [REDACTED]');
   });

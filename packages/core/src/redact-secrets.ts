@@ -8,6 +8,18 @@ function secretRegistry(): Set<string> {
   return holder[REGISTRY_KEY];
 }
 
+/** The registry longest first (a secret that contains another is replaced whole), rebuilt when it grows. */
+let sortedSecrets: readonly string[] = [];
+let sortedSize = -1;
+function secretsLongestFirst(): readonly string[] {
+  const registry = secretRegistry();
+  if (registry.size !== sortedSize) {
+    sortedSecrets = [...registry].sort((left, right) => right.length - left.length);
+    sortedSize = registry.size;
+  }
+  return sortedSecrets;
+}
+
 // Shapes of credentials that providers and SDKs put into messages: OpenAI/Anthropic keys, AWS access key
 // ids, bearer tokens, and `key=value` / `"key": "value"` pairs whose key names a credential (the key is kept so
 // the message still says what was redacted).
@@ -21,16 +33,162 @@ const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, REDACTED],
 ];
 
+const MINIMUM_SECRET_LENGTH = 8;
+/** Base64 forms are computed for secrets up to this length; a longer "secret" is not a key. */
+const MAXIMUM_ENCODED_SECRET_LENGTH = 4096;
+
+function base64OfBytes(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
 /**
- * Registers a value (an API key, a token) that must never appear in an error, an event or a log line.
- * Providers call it with the key they were given, so even a key of an unknown shape is redacted.
- * Values shorter than 8 characters are ignored: redacting them would mangle ordinary text.
+ * The base64 text a secret becomes inside a longer encoded value (HTTP Basic `user:secret`): for each of the three
+ * alignments, the characters that depend on the secret's bytes alone, and, for a secret at the end, the tail too.
+ */
+function base64Forms(secret: string): string[] {
+  const bytes = new TextEncoder().encode(secret);
+  const forms: string[] = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const padded = new Uint8Array(offset + bytes.length);
+    padded.set(bytes, offset);
+    const encoded = base64OfBytes(padded);
+    // The first group mixes the unknown prefix's bytes in; the last partial group the unknown suffix's.
+    const from = offset === 0 ? 0 : 4;
+    const whole = Math.floor(padded.length / 3) * 4;
+    forms.push(encoded.slice(from, whole), encoded.slice(from).replace(/=+$/, ''));
+  }
+  const withUrlAlphabet = forms.map((form) => form.replaceAll('+', '-').replaceAll('/', '_'));
+  return [...forms, ...withUrlAlphabet];
+}
+
+/** Every form a secret is sent or echoed in: as given, trimmed, URL-encoded, JSON-escaped and base64-encoded. */
+function formsOf(secret: string): Set<string> {
+  const forms = new Set<string>([secret]);
+  const trimmed = secret.trim();
+  forms.add(trimmed);
+  try {
+    forms.add(encodeURIComponent(trimmed));
+  } catch {
+    // A lone surrogate cannot be URL-encoded, so it is never sent that way.
+  }
+  forms.add(JSON.stringify(trimmed).slice(1, -1));
+  if (trimmed.length <= MAXIMUM_ENCODED_SECRET_LENGTH)
+    for (const form of base64Forms(trimmed)) forms.add(form);
+  return forms;
+}
+
+/**
+ * Registers a value (an API key, a token) that must never appear in an error, an event, a log line or the model's
+ * context. Providers call it with the key they were given, so even a key of an unknown shape is redacted. The forms
+ * a key is sent in are registered with it: trimmed (a key read from a file keeps its newline, the SDK sends it
+ * trimmed), URL-encoded (a key in a query string), JSON-escaped, and base64 (HTTP Basic credentials, at any
+ * alignment). Values (and forms) shorter than 8 characters are ignored: redacting them would mangle ordinary text.
  *
  * @example
  * registerSecret(process.env.MY_PROVIDER_KEY ?? '');
  */
 export function registerSecret(secret: string | undefined | null): void {
-  if (typeof secret === 'string' && secret.length >= 8) secretRegistry().add(secret);
+  if (typeof secret !== 'string' || secret.trim().length < MINIMUM_SECRET_LENGTH) return;
+  const registry = secretRegistry();
+  for (const form of formsOf(secret)) if (form.length >= MINIMUM_SECRET_LENGTH) registry.add(form);
+}
+
+/**
+ * Registers the secrets among HTTP headers given to a provider (`headers: { 'X-Proxy-Token': ... }`): the value of
+ * every header whose name is a credential's (see {@link isCredentialName}), and of `Bearer` / `Basic` / `Token`
+ * values the credential after the scheme (for Basic, the decoded password too).
+ *
+ * @example
+ * registerHeaderSecrets({ 'x-api-key': key, authorization: `Basic ${btoa(`user:${password}`)}` });
+ */
+export function registerHeaderSecrets(headers: unknown): void {
+  if (typeof headers !== 'object' || headers === null) return;
+  let entries: [string, unknown][];
+  try {
+    entries = isHeadersLike(headers)
+      ? headersEntries(headers)
+      : Array.isArray(headers)
+        ? (headers as unknown[]).filter(Array.isArray).map((pair) => [String(pair[0]), pair[1]])
+        : Object.entries(headers);
+  } catch {
+    return;
+  }
+  for (const [name, value] of entries) {
+    if (typeof value !== 'string' || !isCredentialName(name)) continue;
+    registerSecret(value);
+    const scheme = /^\s*(Bearer|Basic|Token)\s+(\S+)\s*$/i.exec(value);
+    if (scheme === null) continue;
+    registerSecret(scheme[2]);
+    if (scheme[1]?.toLowerCase() === 'basic') {
+      try {
+        const decoded = atob(scheme[2] as string);
+        const colon = decoded.indexOf(':');
+        if (colon >= 0) registerSecret(decoded.slice(colon + 1));
+      } catch {
+        // Not base64: registered as given above.
+      }
+    }
+  }
+}
+
+const SECRET_KEY_QUALIFIERS = new Set([
+  'api',
+  'access',
+  'secret',
+  'private',
+  'signing',
+  'subscription',
+  'master',
+  'encryption',
+  'client',
+]);
+
+/**
+ * Whether a field or header name holds a credential: `password`, `api_key`, `x-api-key`, `apiKey`, `authorization`,
+ * `access_token`, `sessionToken`, `x-amz-security-token`, `client_secret`, `secretAccessKey`, `privateKey`, `cookie`,
+ * `credentials`, `auth`. Names of counts (`max_tokens`, `inputTokens`, `token_count`) are not credentials.
+ */
+export function isCredentialName(name: string): boolean {
+  if (name.length > 100) return false;
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== '');
+  const last = words.at(-1);
+  if (last === undefined) return false;
+  for (const word of words) {
+    if (word === 'password' || word === 'passwd' || word === 'passphrase' || word === 'apikey') return true;
+    if (word === 'authorization' || word === 'credentials' || word === 'credential') return true;
+  }
+  if (['token', 'secret', 'cookie', 'auth', 'pwd', 'bearer'].includes(last)) return true;
+  const before = words.at(-2);
+  if (last === 'key' && before !== undefined && SECRET_KEY_QUALIFIERS.has(before)) return true;
+  // Header names arrive lowercased (`privatekey`, `sessiontoken`): the word boundaries are gone, the suffix is not.
+  const compact = words.join('');
+  if (/(?:password|passwd|passphrase|secret|token|cookie|authorization|credentials?)$/.test(compact))
+    return true;
+  for (const qualifier of SECRET_KEY_QUALIFIERS) if (compact.endsWith(`${qualifier}key`)) return true;
+  return false;
+}
+
+/**
+ * Replaces every registered secret (in every form it was registered in) with `[REDACTED]`, and nothing else. This is
+ * what tool outputs get before the model sees them: a provider's key must never reach the model, while text that
+ * only looks like a credential (`password=` in a code snippet a tool found) is the tool's data and stays.
+ *
+ * @example
+ * registerSecret(key); redactRegisteredSecrets(`echo: ${key}`); // 'echo: [REDACTED]'
+ */
+export function redactRegisteredSecrets(text: string): string {
+  const secrets = secretsLongestFirst();
+  let result = text;
+  for (const secret of secrets) {
+    if (result.includes(secret)) result = result.split(secret).join(REDACTED);
+  }
+  return result;
 }
 
 /**
@@ -41,38 +199,123 @@ export function registerSecret(secret: string | undefined | null): void {
  * redactSecrets('401: Incorrect API key provided: sk-abc123def456'); // '401: Incorrect API key provided: [REDACTED]'
  */
 export function redactSecrets(text: string): string {
-  let result = text;
-  for (const secret of secretRegistry()) {
-    if (result.includes(secret)) result = result.split(secret).join(REDACTED);
-  }
+  let result = redactRegisteredSecrets(text);
   for (const [pattern, replacement] of SECRET_PATTERNS) result = result.replace(pattern, replacement);
   return result;
 }
 
+const MAX_DEEP_DEPTH = 64;
+const MAX_DEEP_NODES = 100_000;
+const DEEP_TOO_DEEP = '[REDACTED: nested too deep to inspect]';
+const DEEP_TOO_LARGE = '[REDACTED: too large to inspect]';
+const IN_PROGRESS = Symbol('in progress');
+
 /**
- * Deeply redacts every string inside a JSON-like value (an error body, event details), returning a copy.
- * Cycles are cut with `"[Circular]"`.
+ * Deeply redacts a JSON-like value (an error body, event details, an SDK's log argument), returning a copy: every
+ * string is redacted (`redactSecrets`), and the value of every field named like a credential (`password`,
+ * `api_key`, `authorization`, `x-api-key`, see {@link isCredentialName}) becomes `[REDACTED]` whatever it holds.
+ * `Map`, `Set` and `Headers` keep their entries (a `Headers` becomes a plain object), an `Error` its name, message
+ * and stack. Cycles are cut with `"[Circular]"`; shared sub-objects are copied once and stay shared, so the work is
+ * linear in the size of the value; more than 64 levels or 100,000 objects are replaced by a `[REDACTED: ...]`
+ * placeholder. Never throws (a getter that throws becomes `[REDACTED: ...]`).
  */
 export function redactSecretsDeep<T>(value: T): T {
-  const seen = new WeakSet<object>();
-  const walk = (current: unknown): unknown => {
+  const copies = new Map<object, unknown>();
+  let nodes = 0;
+  const field = (key: string, item: unknown, depth: number): unknown => {
+    if (
+      item !== null &&
+      item !== undefined &&
+      typeof item !== 'boolean' &&
+      item !== '' &&
+      isCredentialName(key)
+    )
+      return REDACTED;
+    return walk(item, depth + 1);
+  };
+  const walk = (current: unknown, depth: number): unknown => {
     if (typeof current === 'string') return redactSecrets(current);
-    if (current === null || typeof current !== 'object') return current;
-    if (seen.has(current)) return '[Circular]';
-    seen.add(current);
-    if (Array.isArray(current)) return current.map(walk);
+    if (current === null || (typeof current !== 'object' && typeof current !== 'function')) return current;
+    if (typeof current === 'function') return current;
+    const known = copies.get(current);
+    if (known === IN_PROGRESS) return '[Circular]';
+    if (known !== undefined || copies.has(current)) return known;
+    if (depth > MAX_DEEP_DEPTH) return DEEP_TOO_DEEP;
+    nodes += 1;
+    if (nodes > MAX_DEEP_NODES) return DEEP_TOO_LARGE;
+    copies.set(current, IN_PROGRESS);
+    let copy: unknown;
+    try {
+      copy = copyOf(current, depth);
+    } catch {
+      copy = '[REDACTED: the value could not be inspected]';
+    }
+    copies.set(current, copy);
+    return copy;
+  };
+  const copyOf = (current: object, depth: number): unknown => {
+    if (Array.isArray(current)) {
+      const copy: unknown[] = [];
+      for (let index = 0; index < current.length; index++) copy.push(walk(current[index], depth + 1));
+      return copy;
+    }
+    if (current instanceof Map) {
+      const copy = new Map<unknown, unknown>();
+      for (const [key, item] of current)
+        copy.set(key, typeof key === 'string' ? field(key, item, depth) : walk(item, depth + 1));
+      return copy;
+    }
+    if (current instanceof Set) return new Set([...current].map((item) => walk(item, depth + 1)));
+    if (ArrayBuffer.isView(current) || current instanceof ArrayBuffer) return current;
     const copy: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(current)) {
-      Object.defineProperty(copy, key, {
-        value: walk(item),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+    const define = (key: string, item: unknown): void => {
+      Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    };
+    if (isHeadersLike(current)) {
+      for (const [key, item] of headersEntries(current)) define(key, field(key, item, depth));
+      return copy;
+    }
+    if (isErrorLike(current)) {
+      define(
+        'name',
+        walk(
+          readSafely(() => current.name),
+          depth + 1,
+        ),
+      );
+      define(
+        'message',
+        walk(
+          readSafely(() => current.message),
+          depth + 1,
+        ),
+      );
+      const stack = readSafely(() => current.stack);
+      if (stack !== undefined) define('stack', walk(stack, depth + 1));
+    }
+    for (const key of Object.keys(current)) {
+      const item = readSafely(() => (current as Record<string, unknown>)[key]);
+      define(key, field(key, item, depth));
     }
     return copy;
   };
-  return walk(value) as T;
+  return walk(value, 0) as T;
+}
+
+function readSafely(read: () => unknown): unknown {
+  try {
+    return read();
+  } catch {
+    return '[REDACTED: the value could not be read]';
+  }
+}
+
+function headersEntries(headers: HeadersShape): [string, string][] {
+  const entries: [string, string][] = [];
+  headers.forEach((item, key) => {
+    entries.push([key, String(item)]);
+  });
+  return entries;
 }
 
 const MAX_CAUSE_DEPTH = 32;
@@ -155,7 +398,13 @@ class CauseRedactor {
         // Accessors are never called: a getter may throw or have effects, and `util.inspect` does not call them.
         if (descriptor === undefined || !('value' in descriptor)) continue;
         if (target !== value && Array.isArray(target) && key === 'length') continue;
-        const next = this.clean(descriptor.value, depth + 1);
+        const next =
+          typeof key === 'string' &&
+          typeof descriptor.value === 'string' &&
+          descriptor.value !== '' &&
+          isCredentialName(key)
+            ? REDACTED
+            : this.clean(descriptor.value, depth + 1);
         if (target === value && next === descriptor.value) continue;
         if (!Reflect.defineProperty(target, key, { ...descriptor, value: next }) && target === value) {
           Reflect.set(target, key, next);
@@ -216,7 +465,7 @@ class CauseRedactor {
     this.replacements.set(value, value);
     const entries: [string, string][] = [];
     value.forEach((item, key) => {
-      entries.push([key, redactSecrets(String(item))]);
+      entries.push([key, isCredentialName(key) ? REDACTED : redactSecrets(String(item))]);
     });
     try {
       for (const [key, item] of entries) if (value.get(key) !== item) value.set(key, item);

@@ -532,9 +532,11 @@ describe('checkRetryOptions', () => {
     [{ maxWaitMs: 10 }, 'retry.maxWaitMs', /has no option 'maxWaitMs'/],
     [{ maxDelay: 10 }, 'retry.maxDelay', /did you mean 'maxDelayMs'/],
     [{ maxRetries: -1 }, 'retry.maxRetries', /non-negative integer, got -1/],
-    [{ initialDelayMs: 1.5 }, 'retry.initialDelayMs', /non-negative integer/],
+    [{ initialDelayMs: 1.5 }, 'retry.initialDelayMs', /whole number of milliseconds from 0/],
+    [{ maxDelayMs: 2 ** 31 }, 'retry.maxDelayMs', /at most 2147483647/],
+    [{ maxRetryAfterMs: Number.POSITIVE_INFINITY }, 'retry.maxRetryAfterMs', /got Infinity/],
     [{ maxDelayMs: '100' }, 'retry.maxDelayMs', /got "100"/],
-    [{ maxRetryAfterMs: Number.NaN }, 'retry.maxRetryAfterMs', /non-negative integer/],
+    [{ maxRetryAfterMs: Number.NaN }, 'retry.maxRetryAfterMs', /whole number of milliseconds from 0/],
     [{ sleep: 5 }, 'retry.sleep', /must be a function/],
     ['fast', 'retry', /must be an object/],
   ])('refuses %j with a typed error naming the option', (retry, option, message) => {

@@ -1,5 +1,6 @@
 import { closestMatch } from './closest-match.js';
 import { AbortedError, InvalidProviderOptionsError, OrgError, RateLimitError } from './errors.js';
+import { describeOptionValue, MAX_TIMER_DELAY_MS, timerDelayProblem } from './max-timer-delay.js';
 
 /**
  * How a provider adapter retries a call that failed before its answer started. Adapters run their own retries
@@ -11,13 +12,17 @@ import { AbortedError, InvalidProviderOptionsError, OrgError, RateLimitError } f
 export interface RetryOptions {
   /** Retries after the first attempt. Default 2. */
   readonly maxRetries?: number | undefined;
-  /** First back-off delay when the server names no wait; doubled per retry. Default 500 ms. */
+  /**
+   * First back-off delay when the server names no wait; doubled per retry. Default 500 ms. A whole number of ms from
+   * 0 to `MAX_TIMER_DELAY_MS` (a timer cannot wait longer); `Infinity` is refused: a wait is never "none".
+   */
   readonly initialDelayMs?: number | undefined;
-  /** Cap of one back-off delay. Default 8 000 ms. */
+  /** Cap of one back-off delay. Default 8 000 ms. Same range as `initialDelayMs`. */
   readonly maxDelayMs?: number | undefined;
   /**
    * The longest server-requested wait worth sleeping through. A longer one fails at once with the error, whose
-   * `RateLimitError.retryAfterMs` says how long to wait, so the caller decides. Default 60 000 ms.
+   * `RateLimitError.retryAfterMs` says how long to wait, so the caller decides. Default 60 000 ms. Same range as
+   * `initialDelayMs`: a wait above `MAX_TIMER_DELAY_MS` would fire at once, so it always fails fast.
    */
   readonly maxRetryAfterMs?: number | undefined;
   /**
@@ -50,10 +55,11 @@ export const DEFAULT_RETRY_OPTIONS: Readonly<Omit<ResolvedRetryOptions, 'sleep'>
 });
 
 const NUMERIC_KEYS = ['maxRetries', 'initialDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const;
+const DELAY_KEYS: ReadonlySet<string> = new Set(['initialDelayMs', 'maxDelayMs', 'maxRetryAfterMs']);
 
 /**
- * Checks retry options as a user wrote them: every key known, every number a non-negative integer, `sleep` a
- * function. Throws `InvalidProviderOptionsError` naming the option (`retry.maxDelayMs`), so a misspelt or renamed
+ * Checks retry options as a user wrote them: every key known, `maxRetries` a non-negative integer, every delay a
+ * whole number of ms from 0 to `MAX_TIMER_DELAY_MS` (the shared rule of `timerDelayProblem`), `sleep` a function. Throws `InvalidProviderOptionsError` naming the option (`retry.maxDelayMs`), so a misspelt or renamed
  * key is refused instead of silently ignored. `keys` narrows the accepted keys (an adapter whose retry count is a
  * top-level option leaves out `maxRetries`).
  *
@@ -90,10 +96,13 @@ export function checkRetryOptions(
     if (value === undefined) continue;
     if (key === 'sleep') {
       if (typeof value !== 'function') fail(`${option}.sleep`, `${option}.sleep must be a function.`);
+    } else if (DELAY_KEYS.has(key)) {
+      const problem = timerDelayProblem(value, { zero: true, integer: true });
+      if (problem !== undefined) fail(`${option}.${key}`, `${option}.${key} ${problem}.`);
     } else if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
       fail(
         `${option}.${key}`,
-        `${option}.${key} must be a non-negative integer, got ${JSON.stringify(value) ?? String(value)}.`,
+        `${option}.${key} must be a non-negative integer, got ${describeOptionValue(value)}.`,
       );
     }
   }
@@ -126,7 +135,8 @@ export function resolveRetryOptions(
 
 /**
  * Waits `delayMs`, or rejects with the signal's reason as soon as it aborts (at once when it already has).
- * The timer is cleared on abort, so an aborted wait keeps no process alive.
+ * The timer is cleared on abort, so an aborted wait keeps no process alive. A delay no timer can wait (`NaN`,
+ * negative, above `MAX_TIMER_DELAY_MS`, `Infinity`) rejects with a `RangeError` instead of firing after 1 ms.
  *
  * @example
  * await abortableSleep(1_000, request.signal);
@@ -135,6 +145,11 @@ export function abortableSleep(delayMs: number, signal?: AbortSignal): Promise<v
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);
+      return;
+    }
+    const problem = timerDelayProblem(delayMs, { zero: true });
+    if (problem !== undefined) {
+      reject(new RangeError(`abortableSleep: the delay ${problem}.`));
       return;
     }
     const onAbort = (): void => {
@@ -164,7 +179,8 @@ export function backoffDelay(
   retry: Pick<ResolvedRetryOptions, 'initialDelayMs' | 'maxDelayMs'>,
   random: () => number = Math.random,
 ): number {
-  const ceiling = Math.min(retry.maxDelayMs, retry.initialDelayMs * 2 ** retryIndex);
+  // Never above what a timer can wait, whatever options reached here unchecked.
+  const ceiling = Math.min(retry.maxDelayMs, retry.initialDelayMs * 2 ** retryIndex, MAX_TIMER_DELAY_MS);
   const half = ceiling / 2;
   // Clamped below the ceiling: 64.5 + 0.9999999999999999 * 64.5 rounds to 129.0 in floating point, and the next
   // retry's lower bound would then equal this one's delay.
@@ -326,9 +342,15 @@ export async function withRetries<T>(
       if (!retryable || !(attemptIndex < retry.maxRetries)) throw error;
       const requested =
         failure.retryAfterMs ?? (RateLimitError.isInstance(error) ? error.retryAfterMs : undefined);
-      if (requested !== undefined && requested > retry.maxRetryAfterMs) throw error;
+      // Written as "not within" so that a NaN bound fails fast, and never above what a timer can wait (such a wait
+      // would fire at once).
+      if (requested !== undefined && !(requested <= Math.min(retry.maxRetryAfterMs, MAX_TIMER_DELAY_MS)))
+        throw error;
+      const wait = requested ?? backoffDelay(attemptIndex, retry);
+      // Options that reached here unchecked (NaN) give a wait no timer can make: fail with the error, never spin.
+      if (timerDelayProblem(wait, { zero: true }) !== undefined) throw error;
       try {
-        await retry.sleep(requested ?? backoffDelay(attemptIndex, retry), signal);
+        await retry.sleep(wait, signal);
       } catch (reason) {
         throw OrgError.isInstance(reason) ? reason : new AbortedError({ operation, cause: reason });
       }

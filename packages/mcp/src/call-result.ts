@@ -1,7 +1,11 @@
+import { truncateText } from '@org/core';
 import { copyServerJson } from './copy-server-json.js';
 import { McpInvalidResponseError, McpToolError } from './errors.js';
 
-/** Characters of a server's error text kept in an `McpToolError` (its message reaches the model unbudgeted). */
+/**
+ * UTF-8 bytes of a server's error text kept in an `McpToolError`, cut with the packages' marker (`truncateText` of
+ * `@org/core`) and redacted of secrets: the message reaches the model.
+ */
 export const MAXIMUM_ERROR_TEXT_LENGTH = 8000;
 
 /** Who a result belongs to, for the errors it may raise. */
@@ -86,10 +90,7 @@ export function outputOfCallResult(result: unknown, context: CallResultContext):
       server: context.server,
       toolName: context.toolName,
       mcpToolName: context.mcpToolName,
-      text:
-        text.length > MAXIMUM_ERROR_TEXT_LENGTH
-          ? `${text.slice(0, MAXIMUM_ERROR_TEXT_LENGTH)}… [${text.length - MAXIMUM_ERROR_TEXT_LENGTH} more characters]`
-          : text,
+      text: truncateText(text, MAXIMUM_ERROR_TEXT_LENGTH, { what: 'error text', redact: 'all' }),
     });
   }
   const structured = own(result, 'structuredContent');

@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { MAX_TIMER_DELAY_MS, timerDelayProblem } from '@org/core';
 import { type Tool, type ToolExecutionContext, ToolRegistry } from '@org/tools';
 import { type AdaptSetup, adaptMcpTool, type McpApprovalPolicy } from './adapt-mcp-tool.js';
 import { outputOfCallResult } from './call-result.js';
@@ -34,9 +35,15 @@ export interface ConnectMcpCommonOptions {
    * the hint comes from the server, and starting a call early is a decision of the application.
    */
   readonly eagerReadOnly?: boolean;
-  /** Per-call deadline of every adapted tool (the call is cancelled on the server when it passes). Default: none. */
+  /**
+   * Per-call deadline of every adapted tool (the call is cancelled on the server when it passes): ms above 0 and at
+   * most `MAX_TIMER_DELAY_MS` of `@org/core`, or `Infinity` for none. Default: none.
+   */
   readonly timeoutMs?: number;
-  /** The SDK's timeout of one MCP request (`initialize`, `tools/list`, `tools/call`), reset by progress. Default 60 000. */
+  /**
+   * The SDK's timeout of one MCP request (`initialize`, `tools/list`, `tools/call`), reset by progress. Same range as
+   * `timeoutMs`; `Infinity` waits as long as a timer can (about 24.8 days). Default 60 000.
+   */
   readonly requestTimeoutMs?: number;
   readonly limits?: McpLimits;
   /** Fail `connectMcp` when the server lists a tool that cannot be used. Default false: see `rejectedTools`. */
@@ -107,17 +114,8 @@ const CLIENT_INFO = { name: '@org/mcp', version: '0.0.0' };
 
 function positiveMilliseconds(option: string, value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (
-    typeof value !== 'number' ||
-    Number.isNaN(value) ||
-    value <= 0 ||
-    (value > 2_147_483_647 && value !== Number.POSITIVE_INFINITY)
-  ) {
-    throw new InvalidMcpOptionError({
-      option,
-      reason: 'must be a number of milliseconds above 0, at most 2 147 483 647, or Infinity',
-    });
-  }
+  const problem = timerDelayProblem(value, { infinity: true });
+  if (problem !== undefined) throw new InvalidMcpOptionError({ option, reason: problem });
   return value;
 }
 
@@ -248,7 +246,11 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<McpConnect
   }
   const limits = resolveMcpLimits(options.limits);
   const timeoutMs = positiveMilliseconds('timeoutMs', options.timeoutMs);
-  const requestTimeoutMs = positiveMilliseconds('requestTimeoutMs', options.requestTimeoutMs) ?? 60_000;
+  // The SDK always arms a timer for a request: "none" (Infinity) is the longest one a timer can wait.
+  const requestTimeoutMs = Math.min(
+    positiveMilliseconds('requestTimeoutMs', options.requestTimeoutMs) ?? 60_000,
+    MAX_TIMER_DELAY_MS,
+  );
   let server = labelOf(options);
   const types = await import('@modelcontextprotocol/sdk/types.js');
 

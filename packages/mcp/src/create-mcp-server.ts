@@ -7,7 +7,13 @@ import {
   type ListToolsResult,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Action, JsonSchema, RunEvent, RunEventListener } from '@org/core';
+import {
+  type Action,
+  type JsonSchema,
+  type RunEvent,
+  type RunEventListener,
+  timerDelayProblem,
+} from '@org/core';
 import {
   type ArgumentLimits,
   executeAction,
@@ -20,6 +26,7 @@ import {
   toolCallToAction,
   toolNeedsApproval,
 } from '@org/tools';
+import { InvalidMcpOptionError } from './errors.js';
 import { type McpToolAnnotations, mcpToolInfo } from './mcp-tool-info.js';
 
 /** Options of `createMcpServer`, `serveMcp` and `serveMcpHttp`. */
@@ -32,7 +39,10 @@ export interface ServeMcpOptions {
   readonly hooks?: ToolHooks;
   /** Values of hidden parameters (`inject`), as in `executeAction`; never visible to the MCP client. */
   readonly injected?: Readonly<Record<string, unknown>>;
-  /** A deadline for every call (the shorter of it and the tool's own wins). */
+  /**
+   * A deadline for every call (the shorter of it and the tool's own wins): ms above 0 and at most
+   * `MAX_TIMER_DELAY_MS` of `@org/core`, or `Infinity` for none; anything else is an `InvalidMcpOptionError`.
+   */
   readonly timeoutMs?: number;
   /** Budget of the text result, as in the agent loop; default 50 000 bytes. */
   readonly outputBudgetBytes?: number;
@@ -107,6 +117,11 @@ function errorResult(text: string): CallToolResult {
  * await server.connect(new StdioServerTransport());
  */
 export function createMcpServer(registry: ToolRegistry, options: ServeMcpOptions = {}): Server {
+  if (options.timeoutMs !== undefined) {
+    // Checked here, with the shared rule of `@org/core`, rather than at the first call a client makes.
+    const problem = timerDelayProblem(options.timeoutMs, { infinity: true });
+    if (problem !== undefined) throw new InvalidMcpOptionError({ option: 'timeoutMs', reason: problem });
+  }
   const server = new Server(options.serverInfo ?? DEFAULT_SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),

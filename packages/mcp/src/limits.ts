@@ -1,3 +1,4 @@
+import { limitValueProblem } from '@org/core';
 import { InvalidMcpOptionError } from './errors.js';
 
 /** Bounds on what an MCP server may send; each is enforced with a typed error (see the README's limits). */
@@ -26,16 +27,18 @@ export const DEFAULT_MCP_LIMITS: Readonly<Required<McpLimits>> = Object.freeze({
   maxProgressMessageLength: 1000,
 });
 
-/** Fills the defaults in; a limit that is not a positive integer is an `InvalidMcpOptionError`. */
+/**
+ * Fills the defaults in; a limit that is not a whole number of at least 1 (`NaN`, negative, a fraction: the shared
+ * rule `limitValueProblem` of `@org/core`) is an `InvalidMcpOptionError`, never "no limit".
+ */
 export function resolveMcpLimits(limits: McpLimits | undefined): Required<McpLimits> {
   const resolved = { ...DEFAULT_MCP_LIMITS };
   if (limits === undefined) return resolved;
   for (const key of Object.keys(DEFAULT_MCP_LIMITS) as (keyof McpLimits)[]) {
     const value = limits[key];
     if (value === undefined) continue;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-      throw new InvalidMcpOptionError({ option: `limits.${key}`, reason: 'must be a positive integer' });
-    }
+    const problem = limitValueProblem(value);
+    if (problem !== undefined) throw new InvalidMcpOptionError({ option: `limits.${key}`, reason: problem });
     resolved[key] = value;
   }
   return resolved;

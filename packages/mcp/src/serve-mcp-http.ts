@@ -3,9 +3,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { readStrictJson } from '@org/core';
 import type { ToolRegistry } from '@org/tools';
 import { createMcpServer, type ServeMcpOptions } from './create-mcp-server.js';
 import { InvalidMcpOptionError } from './errors.js';
+
+/** Nesting read from a request body: the arguments' limit (64) plus the JSON-RPC envelope, with room. */
+const MAX_BODY_DEPTH = 128;
 
 /** Options of `serveMcpHttp`. */
 export interface ServeMcpHttpOptions extends ServeMcpOptions {
@@ -102,11 +106,19 @@ export async function serveMcpHttp(
       const body = await readBody(request, maxBodyBytes);
       if (body === undefined)
         return jsonRpcError(response, 413, -32000, `The request body is over ${maxBodyBytes} bytes`);
-      try {
-        parsedBody = JSON.parse(body);
-      } catch {
-        return jsonRpcError(response, 400, -32700, 'Parse error: the body is not JSON');
+      // A client's text, holding tool arguments a model may have written: the one strict reader of `@org/core`, so a
+      // key repeated with another value or an integer a double cannot hold is refused, as in a direct tool call,
+      // never "last wins" or rounded. Depth: the arguments' limit (64) plus the JSON-RPC envelope, with room.
+      const read = readStrictJson(body, { maxDepth: MAX_BODY_DEPTH });
+      if (!read.ok) {
+        return jsonRpcError(
+          response,
+          400,
+          -32700,
+          `Parse error: the body is not strict JSON (${read.reason.slice(0, 200)})`,
+        );
       }
+      parsedBody = read.value;
     }
     const sessionHeader = request.headers['mcp-session-id'];
     if (typeof sessionHeader === 'string') {

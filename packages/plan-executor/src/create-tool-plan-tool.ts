@@ -7,11 +7,10 @@ import {
   ToolRegistry,
 } from '@org/tools';
 import { describeOutputs } from './describe-outputs.js';
-import { type ExecutePlanOptions, executePlan } from './execute-plan.js';
+import { checkPlanOptions, type ExecutePlanOptions, executePlan } from './execute-plan.js';
 import { formatPlanResult } from './format-plan-result.js';
 import { createInProcessStepRunner } from './in-process-step-runner.js';
 import { TOOL_PLAN_TOOL_NAME } from './plan.js';
-import { DEFAULT_PLAN_LIMITS } from './plan-limits.js';
 import { PlanOptionsError } from './plan-options-error.js';
 import type { PlanResult } from './plan-result.js';
 import type { StepRunner } from './step-runner.js';
@@ -115,8 +114,10 @@ export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
     ...rest
   } = options;
   const tools = toolsOption(givenTools);
+  // Checked now, so a bad timeout or limit fails where the tool is made, not at the model's first plan.
+  const checked = checkPlanOptions(rest);
   const executeOptions: ExecutePlanOptions = { ...rest, tools };
-  const maxSteps = options.limits?.maxSteps ?? DEFAULT_PLAN_LIMITS.maxSteps;
+  const maxSteps = checked.limits.maxSteps;
   const outputs = description === undefined && withOutputs !== false ? describeOutputs(tools) : '';
   return defineTool({
     name: TOOL_PLAN_TOOL_NAME,

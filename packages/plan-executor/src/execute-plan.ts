@@ -6,16 +6,24 @@ import {
   type ObservationError,
   type ObservationStatus,
   type RunEventListener,
+  timerDelayProblem,
 } from '@org/core';
 import { type Tool, type ToolRegistry, toolNeedsApproval } from '@org/tools';
 import { fillArguments, pathToText, type TemplateSite } from './argument-template.js';
 import { type Clock, systemClock } from './clock.js';
 import { createInProcessStepRunner } from './in-process-step-runner.js';
+import { measureJsonValue } from './json-limits.js';
 import { NEVER_ABORTED } from './never-aborted-signal.js';
-import type { PlanLimits } from './plan-limits.js';
+import { type PlanLimits, resolvePlanLimits } from './plan-limits.js';
 import { PlanOptionsError } from './plan-options-error.js';
 import type { MissingReference, PlanResult, PlanStatus, PlanStepResult } from './plan-result.js';
-import { MISSING, parseJsonContainer, readPath, toInterpolatedText } from './read-reference.js';
+import {
+  MISSING,
+  parseJsonContainer,
+  readPath,
+  toInterpolatedText,
+  UnreadableOutput,
+} from './read-reference.js';
 import type { Reference } from './reference.js';
 import { checkStepArguments, type StepArgumentsCheck } from './step-arguments.js';
 import type { StepObservation, StepRunner } from './step-runner.js';
@@ -29,13 +37,18 @@ export interface ExecutePlanOptions {
   readonly maxConcurrency?: number;
   /** Aborts the plan: no new step starts, running steps are signalled, every step still gets one final state. */
   readonly signal?: AbortSignal;
-  /** Deadline of each step, measured on `clock`. Default: none (a tool's own `timeoutMs` still applies). */
+  /**
+   * Deadline of each step, measured on `clock`: a number of ms above 0 and at most `MAX_TIMER_DELAY_MS` of
+   * `@org/core` (a timer cannot wait longer: Node would fire it after 1 ms), or `Infinity` for none. Default: none (a
+   * tool's own `timeoutMs` still applies). Anything else (`NaN`, 0, negative, 2^31) is a `PlanOptionsError`.
+   */
   readonly stepTimeoutMs?: number;
   /**
    * Deadline of the whole plan in ms, measured on `clock` from the call. When it passes, running steps are signalled
    * and end as `timeout` (code `plan_timeout`), steps not started yet end as `timeout` too (or `skipped` when a
    * dependency had failed), and the plan resolves with every finished step's result: what took effect is never
-   * lost. `execute_tool_plan` sets it from its call's deadline. Default: none.
+   * lost. `execute_tool_plan` sets it from its call's deadline. Same range as `stepTimeoutMs` (`Infinity`: none).
+   * Default: none.
    */
   readonly timeoutMs?: number;
   /** Receives `plan-step-started` and `plan-step-finished` events. A throwing listener is ignored. */
@@ -44,7 +57,10 @@ export interface ExecutePlanOptions {
   readonly runner?: StepRunner;
   /** Time source for timings, timeouts and event timestamps. Default: real time. */
   readonly clock?: Clock;
-  /** Size limits for validation. */
+  /**
+   * Size limits, for validation and for what runs (filled-in arguments, outputs read for references). Each a whole
+   * number of at least 1; `NaN` or a negative number is a `PlanOptionsError`, never "no limit".
+   */
   readonly limits?: Partial<PlanLimits>;
   /** Prefix of each step's action id (the id is `prefix + stepId`), e.g. the plan tool call's id and a `/`. */
   readonly actionIdPrefix?: string;
@@ -91,7 +107,20 @@ const emptyCounts = (): Record<ObservationStatus, number> => ({
   aborted: 0,
 });
 
-function checkOptions(options: ExecutePlanOptions): number {
+/** The options a run uses, checked. */
+interface CheckedOptions {
+  readonly maxConcurrency: number;
+  /** `undefined` for none (unset or `Infinity`). */
+  readonly stepTimeoutMs: number | undefined;
+  readonly timeoutMs: number | undefined;
+  readonly limits: PlanLimits;
+}
+
+/**
+ * Checks the options with the shared rules of `@org/core`: timeouts by `timerDelayProblem` (the rule `@org/tools`
+ * applies to its own), limits by `limitValueProblem` (through `resolvePlanLimits`). Throws `PlanOptionsError`.
+ */
+export function checkPlanOptions(options: Omit<ExecutePlanOptions, 'tools'>): CheckedOptions {
   const maxConcurrency = options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
   if (
     !(
@@ -105,13 +134,25 @@ function checkOptions(options: ExecutePlanOptions): number {
       expected: 'a positive integer or Infinity',
     });
   }
+  const timeouts: { stepTimeoutMs?: number; timeoutMs?: number } = {};
   for (const option of ['stepTimeoutMs', 'timeoutMs'] as const) {
     const timeout = options[option];
-    if (timeout !== undefined && !(typeof timeout === 'number' && timeout > 0 && !Number.isNaN(timeout))) {
-      throw new PlanOptionsError({ option, value: timeout, expected: 'a positive number of ms' });
-    }
+    if (timeout === undefined) continue;
+    const problem = timerDelayProblem(timeout, { infinity: true });
+    if (problem !== undefined) throw new PlanOptionsError({ option, value: timeout, problem });
+    if (timeout !== Number.POSITIVE_INFINITY) timeouts[option] = timeout;
   }
-  return maxConcurrency;
+  return {
+    maxConcurrency,
+    stepTimeoutMs: timeouts.stepTimeoutMs,
+    timeoutMs: timeouts.timeoutMs,
+    limits: resolvePlanLimits(options.limits),
+  };
+}
+
+/** A step's arguments would grow past `maxArgumentsBytes` as its references are filled in. */
+class ArgumentsTooLarge {
+  constructor(readonly actual: number) {}
 }
 
 /** One execution of a validated plan. Typed arrays and precomputed edges keep the per-step path allocation-light. */
@@ -154,6 +195,18 @@ class PlanRun {
   private readonly missing: (MissingReference[] | undefined)[];
   private currentMissing: MissingReference[] | undefined;
   private readonly resolveSite = (site: TemplateSite): unknown => this.valueForSite(site);
+  /** Bytes the step being filled may still take (`maxArgumentsBytes` less what is written and filled so far). */
+  private fillRemaining = 0;
+  /** Output strings read as JSON, each read once however many references go through it. */
+  private readonly readTexts = new Map<string, unknown>();
+  private readonly readText = (text: string): unknown => {
+    let read = this.readTexts.get(text);
+    if (read === undefined && !this.readTexts.has(text)) {
+      read = parseJsonContainer(text, this.limits.maxReferencedOutputBytes);
+      this.readTexts.set(text, read);
+    }
+    return read;
+  };
 
   constructor(
     private readonly graph: PlanGraph,
@@ -169,6 +222,7 @@ class PlanRun {
     /** The whole plan's deadline on `clock`, as an absolute time; undefined for none. */
     private readonly deadline: number | undefined,
     private readonly timeoutMs: number | undefined,
+    private readonly limits: PlanLimits,
   ) {
     const count = graph.steps.length;
     this.count = count;
@@ -252,17 +306,54 @@ class PlanRun {
     if (this.finished === this.count) this.finish();
   }
 
+  /**
+   * The value of one reference site, charged to the step's byte budget before anything is built: a whole reference
+   * costs the JSON size of the value it inserts (measured by a walk that stops at the budget), a reference inside
+   * text the length of the text it adds. Throws `ArgumentsTooLarge` once the budget is spent.
+   */
   private valueForSite(site: TemplateSite): unknown {
     const template = site.template;
     if (template.kind === 'whole') {
       const value = this.lookup(template.reference, site);
-      return value === MISSING ? null : value;
+      if (value === MISSING) return null;
+      this.charge(value);
+      return value;
     }
-    let text = '';
+    const pieces: string[] = [];
     for (const part of template.parts) {
-      text += typeof part === 'string' ? part : toInterpolatedText(this.lookup(part, site));
+      if (typeof part === 'string') {
+        this.spend(part.length);
+        pieces.push(part);
+        continue;
+      }
+      const value = this.lookup(part, site);
+      // Strings and scalars cost their length; an object is measured before `JSON.stringify` builds its text.
+      const isObject = value !== null && typeof value === 'object';
+      if (isObject) this.charge(value);
+      const text = toInterpolatedText(value);
+      if (!isObject) this.spend(text.length);
+      pieces.push(text);
     }
-    return text;
+    return pieces.join('');
+  }
+
+  private spend(bytes: number): void {
+    this.fillRemaining -= bytes;
+    if (this.fillRemaining < 0)
+      throw new ArgumentsTooLarge(this.limits.maxArgumentsBytes - this.fillRemaining);
+  }
+
+  private charge(value: unknown): void {
+    if (typeof value === 'string') {
+      this.spend(value.length + 2);
+      return;
+    }
+    const budget = Math.max(0, this.fillRemaining);
+    const measured = measureJsonValue(value, budget, this.limits.maxDepth);
+    if (measured.violation?.limit === 'bytes') {
+      throw new ArgumentsTooLarge(this.limits.maxArgumentsBytes - budget + measured.bytes);
+    }
+    this.spend(measured.bytes);
   }
 
   private lookup(reference: Reference, site: TemplateSite): unknown {
@@ -273,14 +364,18 @@ class PlanRun {
       let root = this.parsedValues[index];
       if (root === NOT_PARSED) {
         root = this.values[index];
-        if (typeof root === 'string') root = parseJsonContainer(root);
+        if (typeof root === 'string') root = this.readText(root);
         this.parsedValues[index] = root;
       }
-      value = readPath(root, reference.path);
+      value = readPath(root, reference.path, this.readText);
     }
-    if (value === MISSING || value === undefined) {
+    if (value === MISSING || value === undefined || value instanceof UnreadableOutput) {
       this.currentMissing ??= [];
-      this.currentMissing.push({ reference: reference.text, argumentPath: pathToText(site.path) });
+      this.currentMissing.push({
+        reference: reference.text,
+        argumentPath: pathToText(site.path),
+        ...(value instanceof UnreadableOutput ? { reason: value.reason } : {}),
+      });
       return MISSING;
     }
     return value;
@@ -310,20 +405,39 @@ class PlanRun {
     try {
       if (template !== undefined) {
         this.currentMissing = undefined;
+        this.fillRemaining =
+          this.limits.maxArgumentsBytes -
+          measureJsonValue(planStep.arguments, this.limits.maxArgumentsBytes, Number.POSITIVE_INFINITY).bytes;
         args = fillArguments(planStep.arguments, template, this.resolveSite);
         if (this.currentMissing !== undefined) this.missing[step] = this.currentMissing;
         this.currentMissing = undefined;
       }
       checked = checkStepArguments(graph.stepTools[step]!, args);
     } catch (error) {
-      // Only a caller-built plan can get here (an argument or output getter that throws); JSON never does.
-      checked = {
-        ok: false,
-        error: {
-          code: 'step_preparation_failed',
-          message: `The arguments of step '${planStep.id}' could not be prepared: ${errorMessageOf(error)}`,
-        },
-      };
+      this.currentMissing = undefined;
+      if (error instanceof ArgumentsTooLarge) {
+        const maximum = this.limits.maxArgumentsBytes;
+        checked = {
+          ok: false,
+          error: {
+            code: 'limit_exceeded',
+            message:
+              `The arguments of step '${planStep.id}' grow past ${maximum} bytes once their references are filled in ` +
+              `(at least ${error.actual}); the limit 'maxArgumentsBytes' is ${maximum}. Refer to the part of an ` +
+              `output the step needs ($ref:step.field), or split the work.`,
+            details: { limit: 'maxArgumentsBytes', maximum, actual: error.actual },
+          },
+        };
+      } else {
+        // Only a caller-built plan can get here (an argument or output getter that throws); JSON never does.
+        checked = {
+          ok: false,
+          error: {
+            code: 'step_preparation_failed',
+            message: `The arguments of step '${planStep.id}' could not be prepared: ${errorMessageOf(error)}`,
+          },
+        };
+      }
     }
     if (!checked.ok) {
       this.settle(step, 'error', undefined, checked.error, undefined, args);
@@ -687,27 +801,25 @@ export function executePlan(plan: unknown, options: ExecutePlanOptions): Promise
   let run: PlanRun;
   try {
     const clock = options.clock ?? systemClock;
+    const checked = checkPlanOptions(options);
     // The deadline counts from the call, so validation time is inside it.
-    const deadline = options.timeoutMs === undefined ? undefined : clock.now() + options.timeoutMs;
-    const maxConcurrency = checkOptions(options);
-    const validated = validatePlan(plan, {
-      tools: options.tools,
-      ...(options.limits === undefined ? {} : { limits: options.limits }),
-    });
+    const deadline = checked.timeoutMs === undefined ? undefined : clock.now() + checked.timeoutMs;
+    const validated = validatePlan(plan, { tools: options.tools, limits: checked.limits });
     if (!validated.ok) return Promise.reject(validated.error);
     run = new PlanRun(
       graphOf(validated.plan)!,
       options.runner ?? createInProcessStepRunner(options.tools),
       clock,
-      maxConcurrency,
-      options.stepTimeoutMs,
+      checked.maxConcurrency,
+      checked.stepTimeoutMs,
       options.onEvent,
       options.actionIdPrefix ?? '',
       options.signal,
       options.approveStep,
       options.planId,
       deadline,
-      options.timeoutMs,
+      checked.timeoutMs,
+      checked.limits,
     );
   } catch (error) {
     return Promise.reject(error);

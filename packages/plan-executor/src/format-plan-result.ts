@@ -1,4 +1,6 @@
+import { limitValueProblem } from '@org/core';
 import { DEFAULT_OUTPUT_BUDGET_BYTES, serializeOutput } from '@org/tools';
+import { PlanOptionsError } from './plan-options-error.js';
 import type { PlanResult, PlanStepResult } from './plan-result.js';
 
 /** Options of {@link formatPlanResult}. */
@@ -7,7 +9,7 @@ export interface FormatPlanResultOptions {
    * The byte budget of the whole text (UTF-8). Failures, skips, notes and the deadline come first and are always
    * kept (each cut to a bounded size); the outputs share what is left, each cut with a marker when it does not fit.
    * Default 50 000 (the output budget of `@org/tools`); `Infinity` for none. `execute_tool_plan` uses its call's
-   * output budget.
+   * output budget. A whole number from 0, or `Infinity`; anything else (`NaN`, negative) throws `PlanOptionsError`.
    */
   readonly budgetBytes?: number;
 }
@@ -15,13 +17,18 @@ export interface FormatPlanResultOptions {
 /** Bytes kept of one error message or skip reason, and of one error's details. */
 const MAX_MESSAGE_BYTES = 1_000;
 const MAX_DETAILS_BYTES = 1_000;
+/** Bytes kept of an error code (a runner other than the default may send any text). */
+const MAX_CODE_BYTES = 200;
 /** Step ids listed for failures that did not fit. */
 const MAX_LISTED_IDS = 100;
 
 function modelOutput(step: PlanStepResult): unknown {
   // The runner's observation holds the output as the model should see it (serialised, cut to the budget).
+  // A runner other than the default may hand back any value, shared sub-objects included: through the bounded
+  // serialiser (cheap for an output that already is the model's view), never straight into JSON.stringify.
   const observed = step.observation;
-  if (observed !== undefined && 'output' in observed) return observed.output;
+  if (observed !== undefined && 'output' in observed)
+    return serializeOutput(observed.output, Number.POSITIVE_INFINITY).output;
   const output = step.output;
   if (output === undefined) return null;
   return serializeOutput(output, Number.POSITIVE_INFINITY).output;
@@ -40,7 +47,7 @@ function boundedText(text: string, maximum: number): string {
 function errorEntry(step: PlanStepResult): Record<string, unknown> {
   const error = step.error;
   const entry: Record<string, unknown> = { tool: step.tool, status: step.status };
-  if (error?.code !== undefined) entry.code = error.code;
+  if (error?.code !== undefined) entry.code = boundedText(String(error.code), MAX_CODE_BYTES);
   entry.message = boundedText(
     error?.message ?? `Step '${step.id}' ended with '${step.status}'.`,
     MAX_MESSAGE_BYTES,
@@ -127,7 +134,11 @@ function fitOutputs(outputs: readonly (readonly [string, unknown])[], room: numb
  * //  "errors":{"c":{"tool":"send_email","status":"error","message":"..."}},"results":{"b":{...}}}
  */
 export function formatPlanResult(result: PlanResult, options: FormatPlanResultOptions = {}): string {
-  const budget = options.budgetBytes ?? DEFAULT_OUTPUT_BUDGET_BYTES;
+  // `null` is a value given, not an absent option: refused below like NaN.
+  const budget = options.budgetBytes === undefined ? DEFAULT_OUTPUT_BUDGET_BYTES : options.budgetBytes;
+  // NaN or a negative budget would read as "no budget" below (`Number.isFinite`): refused, never switched off.
+  const problem = limitValueProblem(budget, { minimum: 0, infinity: true });
+  if (problem !== undefined) throw new PlanOptionsError({ option: 'budgetBytes', value: budget, problem });
   const outputIds = new Set(result.outputStepIds);
   const results: [string, unknown][] = [];
   const errors: [string, unknown][] = [];
@@ -144,7 +155,9 @@ export function formatPlanResult(result: PlanResult, options: FormatPlanResultOp
     for (const missing of step.missingReferences ?? []) {
       notes.push(
         boundedText(
-          `Step '${step.id}': ${missing.reference} (argument '${missing.argumentPath}') did not exist; null was used.`,
+          missing.reason === undefined
+            ? `Step '${step.id}': ${missing.reference} (argument '${missing.argumentPath}') did not exist; null was used.`
+            : `Step '${step.id}': ${missing.reference} (argument '${missing.argumentPath}') could not be read (${missing.reason}); null was used.`,
           MAX_MESSAGE_BYTES,
         ),
       );
@@ -216,8 +229,10 @@ export function formatPlanResult(result: PlanResult, options: FormatPlanResultOp
 
 function notShown(ids: readonly string[]): string {
   const listed = ids.slice(0, MAX_LISTED_IDS);
-  return (
+  // Step ids are the model's: bounded like every other text of the summary.
+  return boundedText(
     `${ids.length} more not shown (the output budget is full): ${listed.join(', ')}` +
-    (ids.length > listed.length ? ', ...' : '')
+      (ids.length > listed.length ? ', ...' : ''),
+    MAX_MESSAGE_BYTES,
   );
 }

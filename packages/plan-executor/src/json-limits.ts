@@ -53,6 +53,19 @@ export function checkJsonValue(
   maxBytes: number,
   maxDepth: number,
 ): JsonLimitViolation | undefined {
+  return measureJsonValue(value, maxBytes, maxDepth).violation;
+}
+
+/**
+ * The approximate JSON size of `value` (as {@link checkJsonValue} counts it), or the first limit it passes: the walk
+ * stops there, so its cost is bounded by `maxBytes` whatever the value (a shared sub-object is counted once per
+ * path, as its JSON text would repeat it; a cycle passes the depth limit).
+ */
+export function measureJsonValue(
+  value: unknown,
+  maxBytes: number,
+  maxDepth: number,
+): { readonly bytes: number; readonly violation: JsonLimitViolation | undefined } {
   let bytes = 0;
   let violation: JsonLimitViolation | undefined;
   const visit = (current: unknown, depth: number): boolean => {
@@ -82,5 +95,5 @@ export function checkJsonValue(
     return true;
   };
   visit(value, 0);
-  return violation;
+  return { bytes, violation };
 }

@@ -163,6 +163,7 @@ describe('parsePlan: limits, checked before any walk', () => {
       maxArgumentsBytes: 1024 * 1024,
       maxPlanBytes: 4 * 1024 * 1024,
       maxDepth: 64,
+      maxReferencedOutputBytes: 8 * 1024 * 1024,
       maxReferencePathSegments: 32,
     });
   });

@@ -1,4 +1,4 @@
-import { brandError, OrgError } from '@org/core';
+import { brandError, describeOptionValue, OrgError } from '@org/core';
 
 /**
  * An option of `executePlan` / `createToolPlanTool` has a value it cannot take (`maxConcurrency: 0`, ...).
@@ -15,9 +15,20 @@ export class PlanOptionsError extends OrgError {
   readonly option: string;
   readonly value: unknown;
 
-  constructor(options: { option: string; value: unknown; expected: string }) {
+  /**
+   * `expected` completes "must be ...", with the value appended; `problem` is a whole sentence from a shared rule of
+   * `@org/core` (`timerDelayProblem`, `limitValueProblem`), which names the value itself.
+   */
+  constructor(
+    options:
+      | { option: string; value: unknown; expected: string }
+      | { option: string; value: unknown; problem: string },
+  ) {
     super('invalid_plan_options', {
-      message: `Option '${options.option}' must be ${options.expected}; got ${String(options.value)}.`,
+      message:
+        'problem' in options
+          ? `Option '${options.option}' ${options.problem}.`
+          : `Option '${options.option}' must be ${options.expected}; got ${describeOptionValue(options.value)}.`,
     });
     this.option = options.option;
     this.value = options.value;

@@ -7,6 +7,11 @@ export interface MissingReference {
   readonly reference: string;
   /** Where in the step's arguments it was, e.g. `query` or `filters[0].value`. */
   readonly argumentPath: string;
+  /**
+   * Why the value could not be read, when the field may exist but the output holding it could not be read exactly
+   * (a key repeated with another value, an integer a double cannot hold, an output over `maxReferencedOutputBytes`).
+   */
+  readonly reason?: string;
 }
 
 /** How one step ended. Exactly one per step, whatever happened to the plan. */

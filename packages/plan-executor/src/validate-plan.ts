@@ -11,7 +11,7 @@ import { orderSteps } from './find-cycles.js';
 import { lookupSchemaField } from './output-schema-field.js';
 import { type ParsePlanOptions, readPlanParts, type StepParts } from './parse-plan.js';
 import { type Plan, type PlanStep, TOOL_PLAN_TOOL_NAME } from './plan.js';
-import { resolvePlanLimits } from './plan-limits.js';
+import { type PlanLimits, resolvePlanLimits } from './plan-limits.js';
 import type { PlanProblem } from './plan-problem.js';
 import { PlanValidationError } from './plan-validation-error.js';
 import { RESERVED_PATH_SEGMENTS, type Reference } from './reference.js';
@@ -54,6 +54,9 @@ export interface PlanGraph {
 
 const graphs = new WeakMap<ValidatedPlan, PlanGraph>();
 
+/** Distinct names a validation searches a did-you-mean for; later unknown names get none. */
+const MAX_SEARCHES = 64;
+
 /** The graph of a plan validated by this copy of the package, if it is one. */
 export function graphOf(plan: unknown): PlanGraph | undefined {
   return typeof plan === 'object' && plan !== null ? graphs.get(plan as ValidatedPlan) : undefined;
@@ -75,8 +78,11 @@ export function graphOf(plan: unknown): PlanGraph | undefined {
  * if (!checked.ok) console.log(checked.error.message);
  */
 export function validatePlan(input: unknown, options: ValidatePlanOptions): ValidatePlanResult {
+  // Outside the try: a limit option that is not a whole number is the caller's error (`PlanOptionsError`), thrown,
+  // never a problem of the plan.
+  const limits = resolvePlanLimits(options.limits);
   try {
-    return validatePlanValue(input, options);
+    return validatePlanValue(input, options, limits);
   } catch (error) {
     // Only a caller-built object can throw while being read (a getter, a Proxy); JSON never does.
     return {
@@ -88,12 +94,15 @@ export function validatePlan(input: unknown, options: ValidatePlanOptions): Vali
   }
 }
 
-function validatePlanValue(input: unknown, options: ValidatePlanOptions): ValidatePlanResult {
+function validatePlanValue(
+  input: unknown,
+  options: ValidatePlanOptions,
+  limits: PlanLimits,
+): ValidatePlanResult {
   const existing = graphOf(input);
   if (existing !== undefined && existing.tools === options.tools)
     return { ok: true, plan: input as ValidatedPlan };
   const source = existing !== undefined ? (input as ValidatedPlan).plan : input;
-  const limits = resolvePlanLimits(options.limits);
   const parts = readPlanParts(source, limits);
   if (parts.steps === undefined) return { ok: false, error: new PlanValidationError(parts.problems) };
   const tools = options.tools;
@@ -102,6 +111,16 @@ function validatePlanValue(input: unknown, options: ValidatePlanOptions): Valida
   const problems: PlanProblem[] = [...parts.problems];
   const steps = parts.steps;
   const count = steps.length;
+  // Did-you-means over model-chosen names: each distinct name searched once, and at most MAX_SEARCHES searches per
+  // plan, so a plan naming 10^5 unknown steps costs linear time, not 10^5 searches over 500 ids.
+  const suggestions = new Map<string, string | undefined>();
+  const suggest = (kind: string, name: string, candidates: () => Iterable<string>): string | undefined => {
+    const key = `${kind}:${name}`;
+    if (suggestions.has(key)) return suggestions.get(key);
+    const found = suggestions.size < MAX_SEARCHES ? closestMatch(name, candidates()) : undefined;
+    suggestions.set(key, found);
+    return found;
+  };
 
   const indexOf = new Map<string, number>();
   const duplicates = new Map<string, number[]>();
@@ -146,7 +165,8 @@ function validatePlanValue(input: unknown, options: ValidatePlanOptions): Valida
     }
     if (tool === undefined) {
       toolNames ??= modelToolNames(tools);
-      const suggestion = closestMatch(step.tool, toolNames);
+      const names = toolNames;
+      const suggestion = suggest('tool', step.tool, () => names);
       problems.push({
         code: 'unknown_tool',
         stepId: step.name,
@@ -198,7 +218,7 @@ function validatePlanValue(input: unknown, options: ValidatePlanOptions): Valida
       return undefined;
     }
     if (target === undefined) {
-      const suggestion = closestMatch(reference.stepId, indexOf.keys());
+      const suggestion = suggest('step', reference.stepId, () => indexOf.keys());
       problems.push({
         code: 'unknown_step',
         stepId: step.name,
@@ -230,7 +250,8 @@ function validatePlanValue(input: unknown, options: ValidatePlanOptions): Valida
       // The tool as the model knows it: the name its step used.
       const toolName = steps[target]!.tool!;
       if (lookup.kind === 'missing') {
-        const suggestion = closestMatch(lookup.field, lookup.available);
+        const available = lookup.available;
+        const suggestion = suggest(`field of ${toolName}`, lookup.field, () => available);
         problems.push({
           code: 'unknown_output_field',
           stepId: step.name,
@@ -339,7 +360,7 @@ function validatePlanValue(input: unknown, options: ValidatePlanOptions): Valida
   outputIds.forEach((id, position) => {
     const index = indexOf.get(id);
     if (index === undefined) {
-      const suggestion = closestMatch(id, indexOf.keys());
+      const suggestion = suggest('step', id, () => indexOf.keys());
       problems.push({
         code: 'unknown_step',
         reference: id,

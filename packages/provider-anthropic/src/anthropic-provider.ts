@@ -6,8 +6,10 @@ import {
   type ModelCapabilitiesOverride,
   mergeCapabilities,
   type ResolvedRetryOptions,
+  registerHeaderSecrets,
   registerSecret,
   resolveRetryOptions,
+  timerDelayProblem,
 } from '@org/core';
 import { ANTHROPIC_CAPABILITIES } from './anthropic-capabilities.js';
 import { AnthropicLanguageModel } from './anthropic-language-model.js';
@@ -33,7 +35,11 @@ export interface AnthropicProviderOptions {
   readonly apiKey?: string | undefined;
   /** Default: `process.env.ANTHROPIC_BASE_URL`, else `https://api.anthropic.com`. */
   readonly baseURL?: string | undefined;
-  /** Per-attempt request timeout in milliseconds. Default: the SDK's (10 minutes). */
+  /**
+   * Per-attempt request timeout in milliseconds: a whole number from 1 to `MAX_TIMER_DELAY_MS` of `@org/core` (a
+   * longer timer fires after 1 ms), or `Infinity` for none (the SDK always arms a timer, so it gets the longest one,
+   * about 24.8 days). Default: the SDK's (10 minutes).
+   */
   readonly timeout?: number | undefined;
   /** Retries after a failed attempt (429, 5xx, 529, connection errors). Default: the client's, else 2. */
   readonly maxRetries?: number | undefined;
@@ -97,6 +103,9 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
   const given = options.client;
   if (given !== undefined) registerSecret(given.apiKey);
   if (options.apiKey !== undefined) registerSecret(options.apiKey);
+  // A proxy key or a Basic credential in a custom header is a secret too (`x-proxy-token`, `authorization`).
+  registerHeaderSecrets(options.headers);
+  registerHeaderSecrets(options.clientOptions?.defaultHeaders);
 
   let client: Anthropic | undefined = given;
   const getClient = (): Anthropic => {
@@ -112,7 +121,7 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
       logger: redactingLogger(options.clientOptions?.logger ?? console),
       ...(apiKey === undefined ? {} : { apiKey }),
       ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-      ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+      ...(options.timeout === undefined ? {} : { timeout: Math.min(options.timeout, MAX_TIMER_DELAY_MS) }),
       ...(options.headers === undefined ? {} : { defaultHeaders: { ...options.headers } }),
     });
     return client;
@@ -202,7 +211,16 @@ function validateOptions(options: AnthropicProviderOptions): void {
     });
   }
   if (options.maxRetries !== undefined) assertNonNegativeInteger('maxRetries', options.maxRetries);
-  if (options.timeout !== undefined) assertPositiveInteger('timeout', options.timeout, MAX_TIMER_DELAY_MS);
+  if (options.timeout !== undefined) {
+    const problem = timerDelayProblem(options.timeout, { integer: true, infinity: true });
+    if (problem !== undefined) {
+      throw new InvalidProviderOptionsError({
+        provider: 'anthropic',
+        option: 'timeout',
+        message: `timeout ${problem}.`,
+      });
+    }
+  }
   checkRetryOptions(options.retry, {
     provider: 'anthropic',
     keys: ['maxRetryAfterMs', 'initialDelayMs', 'maxDelayMs', 'sleep'],

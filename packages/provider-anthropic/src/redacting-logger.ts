@@ -4,9 +4,11 @@ import { redactSecrets, redactSecretsDeep } from '@org/core';
 type Logger = NonNullable<ClientOptions['logger']>;
 
 /**
- * Wraps the logger given to the SDK client so that every line it writes is redacted of registered secrets and
- * credential-shaped strings. The SDK masks the `authorization` header itself, but at `debug` level it also logs
- * response bodies verbatim, and a server (or a proxy) may echo the key in an error message.
+ * Wraps the logger given to the SDK client so that every line it writes is redacted of registered secrets (in every
+ * form they are sent in) and credential-shaped strings, and the value of every credential-named field or header
+ * (`redactSecretsDeep`: a custom `x-proxy-token` header included). The SDK masks the `authorization` and
+ * `x-api-key` headers itself, but at `debug` level it also logs response bodies verbatim and other headers as they
+ * are, and a server (or a proxy) may echo the key in an error message.
  */
 export function redactingLogger(logger: Logger): Logger {
   const redactArgument = (argument: unknown): unknown => {

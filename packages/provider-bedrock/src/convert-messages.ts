@@ -4,7 +4,7 @@ import type {
   SystemContentBlock,
   ToolUseBlock,
 } from '@aws-sdk/client-bedrock-runtime';
-import type { Adjustment, Message, ToolPropertyNames } from '@org/core';
+import { type Adjustment, type Message, readStrictJson, type ToolPropertyNames } from '@org/core';
 import type { ToolNameMap } from './tool-names.js';
 
 /**
@@ -212,15 +212,17 @@ export function convertMessages(
 }
 
 /** The arguments as a JSON object (`''` counts as `{}`, what Bedrock sends for a call without input). */
+/** Deepest nesting read from a call's arguments: the tools' default limit. */
+const STRICT_JSON_MAX_DEPTH = 64;
+
 function parseArgumentsObject(text: string): Record<string, unknown> | undefined {
   if (text.trim() === '') return {};
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      return value as Record<string, unknown>;
-    }
-    return undefined;
-  } catch {
-    return undefined;
+  // Model text: the one strict reader of `@org/core`, as the tools read it. A key repeated with another value or an
+  // integer a double cannot hold is never sent back rounded or "last wins"; the call's arguments are replaced (and
+  // reported), and its tool result already told the model what was wrong.
+  const read = readStrictJson(text, { maxDepth: STRICT_JSON_MAX_DEPTH });
+  if (read.ok && typeof read.value === 'object' && read.value !== null && !Array.isArray(read.value)) {
+    return read.value as Record<string, unknown>;
   }
+  return undefined;
 }

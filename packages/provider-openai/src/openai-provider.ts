@@ -8,8 +8,10 @@ import {
   type ModelCapabilitiesOverride,
   mergeCapabilities,
   type RetryOptions,
+  registerHeaderSecrets,
   registerSecret,
   resolveRetryOptions,
+  timerDelayProblem,
 } from '@org/core';
 import OpenAI from 'openai';
 import { type OpenAIApi, OpenAILanguageModel } from './openai-language-model.js';
@@ -28,7 +30,11 @@ export interface OpenAIProviderOptions {
   readonly baseURL?: string;
   readonly organization?: string;
   readonly project?: string;
-  /** Per-attempt timeout in milliseconds (the SDK's `timeout`). */
+  /**
+   * Per-attempt timeout in milliseconds (the SDK's `timeout`): a whole number from 1 to `MAX_TIMER_DELAY_MS` of
+   * `@org/core` (a longer timer fires after 1 ms), or `Infinity` for none (the SDK always arms a timer, so it gets the
+   * longest one, about 24.8 days). Default: the SDK's (10 minutes).
+   */
   readonly timeout?: number;
   /** Retries after the first attempt, for 408 / 409 / 429 / 5xx and connection failures. Default 2. */
   readonly maxRetries?: number;
@@ -98,6 +104,8 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
   const provider = options.name ?? 'openai';
   registerSecret(options.apiKey ?? process.env.OPENAI_API_KEY);
   if (options.client) registerSecret(options.client.apiKey);
+  // A proxy key or a Basic credential in a custom header is a secret too (`x-proxy-token`, `authorization`).
+  registerHeaderSecrets(options.headers);
   // `retry.maxRetries` wins over the top-level `maxRetries`.
   const retry = resolveRetryOptions({ maxRetries: options.maxRetries }, options.retry);
 
@@ -120,7 +128,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
       ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
       ...(options.organization === undefined ? {} : { organization: options.organization }),
       ...(options.project === undefined ? {} : { project: options.project }),
-      ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+      ...(options.timeout === undefined ? {} : { timeout: sdkTimeout(options.timeout) }),
       ...(options.headers === undefined ? {} : { defaultHeaders: { ...options.headers } }),
     });
     return client;
@@ -135,7 +143,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
       capabilities: mergeCapabilities(OPENAI_DEFAULT_CAPABILITIES, settings.capabilities),
       client: getClient,
       retry,
-      timeoutMs: options.timeout,
+      timeoutMs: options.timeout === undefined ? undefined : sdkTimeout(options.timeout),
       maxTokensParameter: settings.maxTokensParameter ?? 'max_completion_tokens',
       streamUsage: settings.streamUsage ?? true,
     });
@@ -210,17 +218,9 @@ function validateOptions(options: OpenAIProviderOptions): void {
   ) {
     fail('maxRetries', `maxRetries must be a non-negative integer, got ${describe(options.maxRetries)}.`);
   }
-  if (
-    options.timeout !== undefined &&
-    (typeof options.timeout !== 'number' ||
-      !Number.isSafeInteger(options.timeout) ||
-      options.timeout < 1 ||
-      options.timeout > MAX_TIMER_DELAY_MS)
-  ) {
-    fail(
-      'timeout',
-      `timeout must be a whole number of milliseconds from 1 to ${MAX_TIMER_DELAY_MS} (the longest a timer can wait), got ${describe(options.timeout)}.`,
-    );
+  if (options.timeout !== undefined) {
+    const problem = timerDelayProblem(options.timeout, { integer: true, infinity: true });
+    if (problem !== undefined) fail('timeout', `timeout ${problem}.`);
   }
   checkRetryOptions(options.retry, { provider });
 }
@@ -264,4 +264,9 @@ function isHttpUrl(value: unknown): boolean {
 
 function describe(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
+}
+
+/** The SDK's `timeout` for the option: `Infinity` (none) is the longest delay a timer can wait. */
+function sdkTimeout(timeout: number): number {
+  return Math.min(timeout, MAX_TIMER_DELAY_MS);
 }

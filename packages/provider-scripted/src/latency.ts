@@ -1,3 +1,4 @@
+import { timerDelayProblem } from '@org/core';
 import { InvalidScriptError } from './errors.js';
 
 /**
@@ -27,15 +28,16 @@ export const LATENCY_PROFILES: Readonly<Record<'fast' | 'typical' | 'slow', Late
   slow: Object.freeze({ timeToFirstTokenMs: 1500, perInputTokenMs: 0.5, perOutputTokenMs: 40 }),
 });
 
-/** Throws `InvalidScriptError` unless every field is a finite number >= 0. */
+/**
+ * Throws `InvalidScriptError` unless every field is a number of milliseconds from 0 to `MAX_TIMER_DELAY_MS` of
+ * `@org/core` (the shared rule `timerDelayProblem`: on a real clock a longer wait would fire after 1 ms).
+ */
 export function assertLatencyProfile(profile: LatencyProfile, path = 'latency'): void {
   for (const key of ['timeToFirstTokenMs', 'perInputTokenMs', 'perOutputTokenMs'] as const) {
     const value: unknown = (profile as unknown as Record<string, unknown>)[key];
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      throw new InvalidScriptError({
-        path: `${path}.${key}`,
-        message: `must be a finite number >= 0 (milliseconds), got ${String(value)}.`,
-      });
+    const problem = timerDelayProblem(value, { zero: true });
+    if (problem !== undefined) {
+      throw new InvalidScriptError({ path: `${path}.${key}`, message: `${problem}.` });
     }
   }
 }

@@ -9,6 +9,7 @@ import {
   type FinishReason,
   InvalidRequestError,
   type LanguageModel,
+  MAX_TIMER_DELAY_MS,
   type ModelCapabilities,
   type ModelCapabilitiesOverride,
   type ModelRequest,
@@ -423,7 +424,14 @@ async function sleepOrAbort(clock: Clock, ms: number, request: ModelRequest): Pr
   if (request.signal?.aborted) {
     throw new AbortedError({ operation: 'model call', cause: request.signal.reason });
   }
-  if (ms > 0) await clock.sleep(ms, request.signal);
+  // A latency of many tokens can add up past what one timer can wait (a real clock would fire it after 1 ms): it is
+  // waited in parts. Not finite never happens (the profile is checked), and would wait nothing.
+  let left = Number.isFinite(ms) ? ms : 0;
+  while (left > 0) {
+    const part = Math.min(left, MAX_TIMER_DELAY_MS);
+    await clock.sleep(part, request.signal);
+    left -= part;
+  }
 }
 
 /** Splits a string into chunks of at most `size` code points (never inside a surrogate pair). */

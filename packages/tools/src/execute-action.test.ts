@@ -305,7 +305,8 @@ describe('executeAction', () => {
     expect(typeof second.output).toBe('string');
     expect(new TextEncoder().encode(second.output as string).length).toBeLessThanOrEqual(2000);
     expect(second.output).toMatch(
-      /\[output truncated: showing the first \d+ of \d+ bytes; ask for a narrower result to see more\]$/,
+      // `more than`: the walk stops past the budget, so the size of a large output is a lower bound.
+      /\[output truncated: showing the first \d+ of (more than )?\d+ bytes; ask for a narrower result to see more\]$/,
     );
     expect(second.rawOutput).toBe(big);
     const defaultBudget = await executeAction(registry, action('big'));
@@ -570,6 +571,8 @@ describe('executeAction: the tool context and its signal', () => {
           'reportProgress',
           'timeoutMs',
           'outputBudgetBytes',
+          'run',
+          'toolCall',
           'executeNested',
         ],
         same: true,
@@ -1082,6 +1085,52 @@ describe('executeAction: event pairing', () => {
           durationMs: 0,
         },
       },
+    ]);
+  });
+});
+
+describe('executeAction: the run view (context.run, context.toolCall)', () => {
+  it('shows the tool the caller’s run and its own call, and nested calls the same run without a model call', async () => {
+    const seen: unknown[] = [];
+    const inner = new ToolRegistry([
+      defineTool({
+        name: 'inner',
+        description: 'inner tool',
+        input: z.object({}),
+        execute: (_args, context) => {
+          seen.push({ tool: 'inner', step: context.run?.step, toolCall: context.toolCall });
+          return 'inner';
+        },
+      }),
+    ]);
+    const outer = defineTool({
+      name: 'outer',
+      description: 'outer tool',
+      input: z.object({ x: z.number() }),
+      nestedTools: inner,
+      execute: async (_args, context) => {
+        seen.push({ tool: 'outer', step: context.run?.step, toolCall: context.toolCall });
+        await context.executeNested({ id: `${context.toolCallId}/1`, toolName: 'inner', args: {} });
+        return 'outer';
+      },
+    });
+    const toolCall = Object.freeze({ id: 'call_1', toolName: 'outer', arguments: '{"x": 1}' });
+    const run = Object.freeze({
+      runId: 'run_1',
+      step: 2,
+      history: Object.freeze([]),
+      toolCalls: Object.freeze([toolCall]),
+    });
+    await executeAction(new ToolRegistry([outer]), action('outer', { x: 1 }), { run });
+    expect(seen).toEqual([
+      { tool: 'outer', step: 2, toolCall },
+      { tool: 'inner', step: 2, toolCall: undefined },
+    ]);
+    seen.length = 0;
+    await executeAction(new ToolRegistry([outer]), action('outer', { x: 1 }));
+    expect(seen).toEqual([
+      { tool: 'outer', step: undefined, toolCall: undefined },
+      { tool: 'inner', step: undefined, toolCall: undefined },
     ]);
   });
 });

@@ -8,6 +8,9 @@ import {
   OrgError,
   type RunEvent,
   type RunEventListener,
+  type ToolCall,
+  type TruncateTextOptions,
+  truncateText,
 } from '@org/core';
 import { safeParse } from 'zod/v4/core';
 import { type Artifact, hasArtifacts } from './artifacts.js';
@@ -18,7 +21,7 @@ import { resolveLimits } from './limits.js';
 import { INVALID, type WalkContext, walk } from './schema-walker.js';
 import { DEFAULT_OUTPUT_BUDGET_BYTES, type SerializedOutput, serializeOutput } from './serialize-output.js';
 import { effectiveTimeout, timeoutProblem } from './timeout.js';
-import { type Tool, type ToolExecutionContext, toolNeedsApproval } from './tool.js';
+import { type Tool, type ToolExecutionContext, type ToolRunView, toolNeedsApproval } from './tool.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { validateToolArguments } from './validate-tool-arguments.js';
 
@@ -103,6 +106,11 @@ export interface ExecuteActionOptions {
    * agent loop does. Nested calls set it unless the caller says approval was obtained.
    */
   readonly requireApproval?: boolean;
+  /**
+   * The run making this call, shown to the tool as `context.run` (and its own call as `context.toolCall`); nested
+   * calls receive the same view. Set by the agent loop; build it frozen (see `ToolRunView`).
+   */
+  readonly run?: ToolRunView;
 }
 
 /** Options of `context.executeNested`. Hooks, injected values, output budget and clock are always the caller's. */
@@ -196,6 +204,8 @@ class ExecutionContext implements ToolExecutionContext {
   declare readonly executeNested: ToolExecutionContext['executeNested'];
   declare readonly timeoutMs: number | undefined;
   declare readonly outputBudgetBytes: number;
+  declare readonly run: ToolRunView | undefined;
+  declare readonly toolCall: ToolCall | undefined;
 
   constructor(
     controllerOf: () => AbortController,
@@ -218,8 +228,18 @@ class ExecutionContext implements ToolExecutionContext {
     (this as Mutable<ExecutionContext>).timeoutMs = timeoutMs;
     (this as Mutable<ExecutionContext>).outputBudgetBytes =
       callerOptions.outputBudgetBytes ?? DEFAULT_OUTPUT_BUDGET_BYTES;
+    const run = callerOptions.run;
+    (this as Mutable<ExecutionContext>).run = run;
+    (this as Mutable<ExecutionContext>).toolCall =
+      run === undefined ? undefined : findToolCall(run.toolCalls, toolCallId);
     Object.defineProperty(this, 'executeNested', ExecutionContext.#executeNested);
   }
+}
+
+/** The call with this id among a step's calls; a step has a handful of calls, so a scan beats building a map. */
+function findToolCall(toolCalls: readonly ToolCall[], toolCallId: string): ToolCall | undefined {
+  for (const call of toolCalls) if (call.id === toolCallId) return call;
+  return undefined;
 }
 
 /**
@@ -258,6 +278,7 @@ async function executeNested(
   if (caller.injected !== undefined) options.injected = caller.injected;
   if (caller.outputBudgetBytes !== undefined) options.outputBudgetBytes = caller.outputBudgetBytes;
   if (caller.now !== undefined) options.now = caller.now;
+  if (caller.run !== undefined) options.run = caller.run;
   // Math.min keeps an invalid nested value (NaN) invalid, so executeAction refuses it with its typed error.
   if (nested.timeoutMs !== undefined || caller.timeoutMs !== undefined)
     options.timeoutMs = Math.min(
@@ -372,7 +393,10 @@ export function executeAction(
         actionId: action.id,
         toolName: action.toolName,
         status: 'error',
-        error: { code: 'internal_error', message: `The call failed unexpectedly: ${errorMessageOf(thrown)}` },
+        error: {
+          code: 'internal_error',
+          message: boundMessage(`The call failed unexpectedly: ${errorMessageOf(thrown)}`, budgetOf(options)),
+        },
         durationMs: Math.max(0, now() - events.startedAt),
       };
       try {
@@ -384,6 +408,29 @@ export function executeAction(
     throw thrown;
   });
 }
+
+/** Bytes of a hook's reason kept on an interception (and in its event). */
+const MAX_REASON_BYTES = 1_000;
+const REASON_MARKER: TruncateTextOptions = { what: 'reason', redact: 'all' };
+
+function budgetOf(options: ExecuteActionOptions): number {
+  return options.outputBudgetBytes ?? DEFAULT_OUTPUT_BUDGET_BYTES;
+}
+
+/**
+ * Every error message of an observation reaches the model: redacted of secrets and bounded by the call's output
+ * budget, with a marker, whatever the tool threw (a 2 MB message), the model sent (a 1 MB tool name, thousands of
+ * invalid fields) or a hook gave as its reason.
+ */
+function boundMessage(message: string, budget: number): string {
+  return truncateText(message, Math.max(0, budget - MESSAGE_LABEL_BYTES), {
+    what: 'error message',
+    redact: 'all',
+  });
+}
+
+/** Room left for the label `formatObservationForModel` puts before an error (`Error (code): `): the whole fits. */
+const MESSAGE_LABEL_BYTES = 96;
 
 /** `: <reason>` naming what was given to `abort(reason)`, or nothing when no reason was given. */
 function abortedBecause(signal: AbortSignal | undefined): string {
@@ -455,7 +502,13 @@ async function runAction(
     message: string,
     details?: Record<string, unknown>,
   ): ToolObservation =>
-    finish(status, { error: { code, message, ...(details === undefined ? {} : { details }) } });
+    finish(status, {
+      error: {
+        code,
+        message: boundMessage(message, budgetOf(options)),
+        ...(details === undefined ? {} : { details }),
+      },
+    });
 
   if (options.onEvent !== undefined) {
     if (events !== undefined) events.startedAt = started;
@@ -470,7 +523,8 @@ async function runAction(
     );
   }
   // Every block or rewrite is recorded on the observation and announced as an event.
-  const intercept = (interception: ToolInterception): void => {
+  const intercept = (given: ToolInterception): void => {
+    const interception = { ...given, reason: truncateText(given.reason, MAX_REASON_BYTES, REASON_MARKER) };
     interceptions.push(interception);
     emit({
       type: 'tool-call-intercepted',
@@ -756,7 +810,10 @@ async function runAction(
     return finish('error', {
       error: {
         code: 'invalid_tool_output',
-        message: `Tool '${tool.name}' returned output that does not match its output schema: ${outputProblem}`,
+        message: boundMessage(
+          `Tool '${tool.name}' returned output that does not match its output schema: ${outputProblem}`,
+          budgetOf(options),
+        ),
       },
       rawOutput: value,
       hasRaw: true,

@@ -34,7 +34,7 @@ export {
   type ToolObservation,
 } from './execute-action.js';
 export { type ExecuteActionsOptions, executeActions } from './execute-actions.js';
-export { formatObservationForModel } from './format-observation.js';
+export { type FormatObservationOptions, formatObservationForModel } from './format-observation.js';
 export { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS } from './limits.js';
 export { normalizeJsonSchema } from './normalize-json-schema.js';
 export {
@@ -46,8 +46,10 @@ export {
 export type { Coercion, CoercionKind } from './schema-walker.js';
 export {
   DEFAULT_OUTPUT_BUDGET_BYTES,
+  MAX_SERIALIZED_BYTES,
   type SerializedOutput,
   serializeOutput,
+  type ToJsonValueOptions,
   toJsonValue,
 } from './serialize-output.js';
 export {
@@ -64,6 +66,7 @@ export {
   type ToolDefinition,
   type ToolExecuteResult,
   type ToolExecutionContext,
+  type ToolRunView,
   toolNeedsApproval,
 } from './tool.js';
 export {

@@ -1,4 +1,5 @@
-import { LimitExceededError } from '@org/core';
+import { LimitExceededError, limitValueProblem } from '@org/core';
+import { InvalidToolOptionError } from './errors.js';
 
 /** Size limits applied to model-produced arguments before any recursive walk. */
 export interface ArgumentLimits {
@@ -17,13 +18,51 @@ export const DEFAULT_ARGUMENT_LIMITS: Readonly<Required<ArgumentLimits>> = Objec
   maxPatternInputLength: 10_000,
 });
 
-/** Fills the defaults in. */
+const LIMIT_KEYS = ['maxBytes', 'maxDepth', 'maxPatternInputLength'] as const;
+
+/**
+ * Fills the defaults in, after checking each given value with the shared rule of `@org/core` (`limitValueProblem`):
+ * a whole number of at least 1 (`maxPatternInputLength` may be 0: no pattern is ever tested). `NaN`, a negative
+ * number or a fraction would switch the limit off (`actual > NaN` is never true), so it throws an
+ * `InvalidToolOptionError` naming `limits.<key>` instead.
+ */
 export function resolveLimits(limits: ArgumentLimits | undefined): Required<ArgumentLimits> {
+  if (limits === undefined) return { ...DEFAULT_ARGUMENT_LIMITS };
+  if (typeof limits !== 'object' || limits === null) {
+    throw new InvalidToolOptionError({ option: 'limits', reason: 'must be an object of argument limits' });
+  }
+  for (const key of LIMIT_KEYS) {
+    const value = limits[key];
+    if (value === undefined) continue;
+    const problem = limitValueProblem(value, { minimum: key === 'maxPatternInputLength' ? 0 : 1 });
+    if (problem !== undefined) throw new InvalidToolOptionError({ option: `limits.${key}`, reason: problem });
+  }
   return {
-    maxBytes: limits?.maxBytes ?? DEFAULT_ARGUMENT_LIMITS.maxBytes,
-    maxDepth: limits?.maxDepth ?? DEFAULT_ARGUMENT_LIMITS.maxDepth,
-    maxPatternInputLength: limits?.maxPatternInputLength ?? DEFAULT_ARGUMENT_LIMITS.maxPatternInputLength,
+    maxBytes: limits.maxBytes ?? DEFAULT_ARGUMENT_LIMITS.maxBytes,
+    maxDepth: limits.maxDepth ?? DEFAULT_ARGUMENT_LIMITS.maxDepth,
+    maxPatternInputLength: limits.maxPatternInputLength ?? DEFAULT_ARGUMENT_LIMITS.maxPatternInputLength,
   };
+}
+
+/**
+ * How many values `value` holds (each container and each entry of it; a shared sub-object once per path), stopping
+ * once `maximum` is reached (the caller has bounded the depth already). One iterative pass whose work is bounded by
+ * `maximum` plus the size of one container: the schema walker's work budget is sized from it.
+ */
+export function countValues(value: unknown, maximum: number): number {
+  if (value === null || typeof value !== 'object') return 1;
+  const stack: object[] = [value];
+  let count = 0;
+  while (stack.length > 0 && count < maximum) {
+    const current = stack.pop()!;
+    const children = Array.isArray(current) ? current : Object.values(current);
+    count += 1 + children.length;
+    for (let index = 0; index < children.length; index++) {
+      const child: unknown = children[index];
+      if (child !== null && typeof child === 'object') stack.push(child);
+    }
+  }
+  return Math.min(count, maximum);
 }
 
 function utf8Length(text: string): number {

@@ -63,7 +63,8 @@ function describeTopLevel(value: unknown): string {
  * around the object, trailing commas, a JSON object sent as a JSON string, and a missing final `}` when the model
  * stopped normally. `""` is `{}` (a tool without parameters). Arguments cut off by a token limit are an
  * `IncompleteToolCallError`; size (1 MiB) and depth (64) limits are checked by a linear scan before parsing.
- * Keys such as `__proto__` become ordinary properties. Never throws.
+ * Keys such as `__proto__` become ordinary properties. Never throws on any text; a `limits` option that is not a
+ * whole number of at least 1 (`NaN`, negative) throws `InvalidToolOptionError`, since it would switch the limit off.
  *
  * @example
  * const result = parseToolArguments('```json\n{"city": "Paris",}\n```', { finishReason: 'tool-calls' });

@@ -41,6 +41,13 @@ export interface WalkContext {
    * while nested objects follow JSON Schema and accept other keys. Default `everywhere`.
    */
   readonly implicitlyClosed?: 'everywhere' | 'top-level';
+  /**
+   * Work left for this validation, shared by every probe of it (`anyOf` branches, `not`): each visit of a value
+   * under a schema costs one. Unions nested at every level (a recursive schema) would otherwise try branches per
+   * level and take time exponential in the depth of the model's value; past the budget the walk throws
+   * `LimitExceededError` (`validationWork`). Unset: unbounded (callers that walk trusted values).
+   */
+  readonly budget?: { remaining: number; readonly maximum: number };
   issues: ToolArgumentIssue[];
   coercions: Coercion[];
 }
@@ -236,6 +243,15 @@ export function walk(
   context: WalkContext,
   refDepth = 0,
 ): unknown {
+  if (context.budget !== undefined && --context.budget.remaining < 0) {
+    throw new LimitExceededError({
+      limit: 'validationWork',
+      maximum: context.budget.maximum,
+      actual: context.budget.maximum + 1,
+      message:
+        'The arguments take too long to check against this schema (unions tried at every level). Send flatter or smaller arguments.',
+    });
+  }
   if (schema === true) return value;
   if (schema === false) {
     context.issues.push({ path, problem: 'no value is allowed here.', suggestion: 'Remove it.' });
@@ -590,6 +606,8 @@ function walkObject(
   const undeclared: string[] = [];
   let failed = false;
   const keys = Object.keys(value);
+  // Computed once per object, not once per unknown key: a model can send thousands of unknown keys.
+  let missingNames: string[] | undefined;
   for (const key of keys) {
     const item = value[key];
     const keyPath = childPath(path, key);
@@ -640,9 +658,9 @@ function walkObject(
     }
     if (matchedPattern) continue;
     if (closed) {
-      const candidates =
+      missingNames ??=
         properties === undefined ? [] : Object.keys(properties).filter((name) => !Object.hasOwn(value, name));
-      const near = suggestName(key, candidates);
+      const near = suggestName(key, missingNames);
       const known = properties === undefined ? [] : Object.keys(properties);
       context.issues.push({
         path: keyPath,

@@ -1,7 +1,7 @@
 import type { JsonSchema } from '@org/core';
 import { parse as parseYaml } from 'yaml';
 import { InvalidToolDefinitionError, InvalidToolDescriptionError, InvalidToolNameError } from './errors.js';
-import { defineOwn } from './json-parser.js';
+import { defineOwn, JsonParseFailure, parseJsonStrict } from './json-parser.js';
 import { defineTool, type Tool, type ToolExecuteResult, type ToolExecutionContext } from './tool.js';
 
 /** Arguments of a config-only tool: names with descriptions, or just names. Every argument is a required string. */
@@ -119,12 +119,20 @@ export function loadToolDescriptions(
   const format = options.format ?? (/^\s*[[{]/.test(text) ? 'json' : 'yaml');
   let document: unknown;
   try {
+    // The application's own configuration, but read like YAML (`uniqueKeys`): a repeated key is an error, never
+    // "last wins", so the strict reader rather than JSON.parse.
     document =
-      format === 'json' ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100, uniqueKeys: true });
+      format === 'json' ? parseJsonStrict(text) : parseYaml(text, { maxAliasCount: 100, uniqueKeys: true });
   } catch (error) {
+    const reason =
+      error instanceof JsonParseFailure
+        ? `${error.reason} at position ${error.position}`
+        : error instanceof Error
+          ? error.message
+          : String(error);
     throw new InvalidToolDescriptionError({
       path: '',
-      reason: `not valid ${format.toUpperCase()}: ${error instanceof Error ? error.message : String(error)}`,
+      reason: `not valid ${format.toUpperCase()}: ${reason}`,
       cause: error,
     });
   }

@@ -1,4 +1,4 @@
-import type { Action, JsonSchema } from '@org/core';
+import type { Action, JsonSchema, Message, ToolCall } from '@org/core';
 import type * as zod from 'zod/v4/core';
 import { attachCompiledTool, compileTool } from './compiled-tool.js';
 import { InvalidToolDefinitionError } from './errors.js';
@@ -7,6 +7,27 @@ import { timeoutProblem } from './timeout.js';
 import { assertValidToolName } from './tool-name.js';
 import type { ToolRegistry } from './tool-registry.js';
 import type { LooseJsonSchema, ZodSchema } from './zod-schema.js';
+
+/**
+ * What a tool may read of the run that called it (seed 004's `CanAccessAgentState`): set by the agent loop, the same
+ * view for every call of a step, plan steps included. Everything in it is a frozen copy: a tool cannot change the
+ * loop's history.
+ *
+ * @example
+ * execute: (args, context) => {
+ *   const earlierResults = context.run?.history.filter((message) => message.role === 'tool').length ?? 0;
+ *   return { step: context.run?.step, earlierResults };
+ * },
+ */
+export interface ToolRunView {
+  readonly runId: string;
+  /** Zero-based index of the step whose calls are running. */
+  readonly step: number;
+  /** The conversation before this step (task included, system prompt excluded), frozen; built on first read. */
+  readonly history: readonly Message[];
+  /** This step's tool calls as the model sent them (arguments as raw JSON text), frozen. */
+  readonly toolCalls: readonly ToolCall[];
+}
 
 /** What a tool's `execute` receives beside its arguments. */
 export interface ToolExecutionContext {
@@ -48,6 +69,16 @@ export interface ToolExecutionContext {
    * a tool that builds its own summary fits it, so that what matters is not cut off. Absent from contexts built by hand.
    */
   readonly outputBudgetBytes?: number | undefined;
+  /**
+   * The run that made this call, read-only (history, step, its calls), when an agent loop runs it (the caller's
+   * `run` option of `executeAction`); absent otherwise. Nested calls see their caller's run.
+   */
+  readonly run?: ToolRunView | undefined;
+  /**
+   * This call as the model sent it (seed 004's `CanAccessToolCall`): id, tool name and the raw argument text. Absent
+   * without a run, and for nested calls (a plan's steps), which no model sent.
+   */
+  readonly toolCall?: ToolCall | undefined;
 }
 
 /**

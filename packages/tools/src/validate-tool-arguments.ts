@@ -2,9 +2,12 @@ import { LimitExceededError } from '@org/core';
 import { safeParse } from 'zod/v4/core';
 import { type CompiledTool, compiledToolOf } from './compiled-tool.js';
 import { InvalidToolArgumentsError, type ToolArgumentIssue } from './errors.js';
-import { type ArgumentLimits, assertValueWithinLimits, resolveLimits } from './limits.js';
+import { type ArgumentLimits, assertValueWithinLimits, countValues, resolveLimits } from './limits.js';
 
 const DEFAULT_LIMITS = resolveLimits(undefined);
+/** Schema visits allowed per value of the arguments (unions and coercion retries try a value more than once). */
+const WALK_WORK_PER_VALUE = 64;
+const WALK_WORK_BASE = 10_000;
 const SHARED_BUDGET: { maxDepth: number; visits: number } = { maxDepth: 0, visits: 0 };
 /** The coercions of a call that needed none: one frozen list shared by every such call (the hot path). */
 const NO_COERCIONS: readonly Coercion[] = Object.freeze([]);
@@ -185,16 +188,25 @@ export function validateToolArguments<Args>(
   }
 
   const coerce = options?.coerce ?? true;
+  // Work proportional to the value: a recursive schema with unions cannot make a small value cost exponential time.
+  const workBudget = WALK_WORK_PER_VALUE * countValues(value, limits.maxBytes) + WALK_WORK_BASE;
   const context: WalkContext = {
     root: compiled.inputSchema,
     coerce,
     limits,
     hidden: compiled.hidden,
     implicitlyClosed: compiled.zod === undefined ? 'top-level' : 'everywhere',
+    budget: { remaining: workBudget, maximum: workBudget },
     issues: [],
     coercions: [],
   };
-  const walked = walk(compiled.inputSchema, value, '', context);
+  let walked: unknown;
+  try {
+    walked = walk(compiled.inputSchema, value, '', context);
+  } catch (error) {
+    if (LimitExceededError.isInstance(error)) return { ok: false, error };
+    throw error;
+  }
   if (compiled.zod === undefined) {
     if (walked === INVALID || context.issues.length > 0)
       return failure(tool as unknown as Tool, context.issues, toolCallId);
