@@ -1,4 +1,10 @@
 import { closestMatch, ToolChoice, toToolChoice } from '@org/core';
+import {
+  agentOptionsFromConfig,
+  InvalidAgentConfigError,
+  type LoadedAgentConfig,
+  TOOL_CHOICE_ENVIRONMENT_VARIABLE,
+} from '@org/planner';
 import { createTaskScripts, type TaskCall } from '@org/provider-scripted';
 import { isMap, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
 import { AgentConfigError, type AgentConfigProblem } from './errors.js';
@@ -42,6 +48,8 @@ const TOP_KEYS = [
   'offline',
 ] as const;
 const TOOL_KEYS = ['name', 'description', 'args'] as const;
+/** Seed 000's layout: `spec` and `resources` (read by `@org/planner`), beside the demo's own keys. */
+const SEED_KEYS = ['name', 'task', 'max_steps', 'offline', 'spec', 'resources'] as const;
 const OFFLINE_KEYS = ['calls', 'answer'] as const;
 const CALL_KEYS = ['id', 'tool', 'arguments'] as const;
 const PLANNERS = ['react', 'plan'] as const;
@@ -63,7 +71,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /**
  * Reads an agent from YAML and validates it, collecting every problem with its key path and its line and column in
- * the file. `environment` supplies `tool_choice: { from_env: NAME }`.
+ * the file. `environment` supplies `tool_choice: { from_env: NAME }`. A file in seed 000's layout (`spec.planner`,
+ * `resources.inference_gateways`, beside `name`, `task`, `max_steps`, `offline`) is read by `agentOptionsFromConfig`
+ * of `@org/planner`, which also reads `OPENAI_TOOL_CHOICE` from `environment` when no gateway sets `tool_choice`.
  *
  * @example
  * const config = parseAgentConfig(readFileSync('agent.yaml', 'utf8'), { file: 'agent.yaml', environment: process.env });
@@ -152,13 +162,34 @@ export function parseAgentConfig(
       ],
     });
   }
-  unknownKeys(root, [], TOP_KEYS);
+  // Seed 000's layout: the planner and gateway parts are read by @org/planner, the demo's own keys here.
+  let seed: LoadedAgentConfig | undefined;
+  const seedLayout = Object.hasOwn(root, 'spec');
+  if (seedLayout) {
+    unknownKeys(root, [], SEED_KEYS);
+    try {
+      seed = agentOptionsFromConfig(
+        {
+          spec: root.spec,
+          ...(Object.hasOwn(root, 'resources') ? { resources: root.resources } : {}),
+        },
+        { environment: options.environment },
+      );
+    } catch (error) {
+      if (!InvalidAgentConfigError.isInstance(error)) throw error;
+      for (const found of error.problems) problem(found.segments, found.message, true);
+    }
+  } else {
+    unknownKeys(root, [], TOP_KEYS);
+  }
   const name = text_(root.name, ['name'], true);
-  const systemPrompt = text_(root.system_prompt, ['system_prompt'], false);
+  const systemPrompt = seedLayout
+    ? seed?.options.systemPrompt
+    : text_(root.system_prompt, ['system_prompt'], false);
   const task = text_(root.task, ['task'], true);
 
   let planner: (typeof PLANNERS)[number] = 'react';
-  if (root.planner !== undefined) {
+  if (!seedLayout && root.planner !== undefined) {
     if (typeof root.planner === 'string' && (PLANNERS as readonly string[]).includes(root.planner)) {
       planner = root.planner as (typeof PLANNERS)[number];
     } else {
@@ -171,8 +202,8 @@ export function parseAgentConfig(
       );
     }
   }
-  let useFunctionCalling = true;
-  if (root.use_function_calling !== undefined) {
+  let useFunctionCalling = seed === undefined ? true : seed.plannerKind === 'function-calling';
+  if (!seedLayout && root.use_function_calling !== undefined) {
     if (typeof root.use_function_calling === 'boolean') useFunctionCalling = root.use_function_calling;
     else
       problem(
@@ -186,8 +217,10 @@ export function parseAgentConfig(
       'must be true with planner: plan (the plan is sent as a call of the execute_tool_plan tool).',
     );
   }
-  const maxParallelToolCalls = positiveInteger(root.max_parallel_tool_calls, ['max_parallel_tool_calls']);
-  if (maxParallelToolCalls !== undefined && !useFunctionCalling) {
+  const maxParallelToolCalls = seedLayout
+    ? seed?.maxParallelToolCalls
+    : positiveInteger(root.max_parallel_tool_calls, ['max_parallel_tool_calls']);
+  if (!seedLayout && maxParallelToolCalls !== undefined && !useFunctionCalling) {
     problem(
       ['max_parallel_tool_calls'],
       'applies to native function calling only; with use_function_calling: false the model makes one call per turn.',
@@ -196,7 +229,19 @@ export function parseAgentConfig(
   const maxSteps = positiveInteger(root.max_steps, ['max_steps']) ?? 10;
 
   const tools: AgentToolDescription[] = [];
-  if (!Array.isArray(root.tools) || root.tools.length === 0) {
+  if (seedLayout && seed === undefined) {
+    // The seed part was refused (its problems are listed): its tool names still let the offline calls be checked,
+    // without a cascade of "names no tool" problems.
+    const described = seedToolNames(root.spec);
+    for (const toolName of described) tools.push({ name: toolName, description: '', args: {} });
+  } else if (seedLayout) {
+    for (const described of seed?.toolDescriptions ?? []) {
+      const args: Record<string, string> = {};
+      if (Array.isArray(described.args)) for (const argument of described.args) args[argument] = '';
+      else Object.assign(args, described.args);
+      tools.push({ name: described.name, description: described.description, args });
+    }
+  } else if (!Array.isArray(root.tools) || root.tools.length === 0) {
     problem(['tools'], 'is required: a list of tools, each with name, description and args.');
   } else {
     root.tools.forEach((entry: unknown, index) => {
@@ -264,7 +309,19 @@ export function parseAgentConfig(
   let toolChoice: ToolChoice = ToolChoice.auto();
   let toolChoiceSource = 'default (auto)';
   const choice = root.tool_choice;
-  if (isRecord(choice) && 'from_env' in choice) {
+  if (seed !== undefined) {
+    // The library's reading: the gateway's tool_choice, else OPENAI_TOOL_CHOICE, else auto.
+    toolChoice = seed.options.toolChoice ?? toolChoice;
+    const variable = TOOL_CHOICE_ENVIRONMENT_VARIABLE;
+    toolChoiceSource =
+      seed.toolChoiceSource === 'gateway'
+        ? `resources.inference_gateways (${seed.gateway?.name ?? ''}) tool_choice`
+        : seed.toolChoiceSource === 'environment'
+          ? `${variable}=${(options.environment[variable] ?? '').trim()}`
+          : `default (auto; ${variable} is not set)`;
+  } else if (seedLayout) {
+    // The seed part had problems, reported above.
+  } else if (isRecord(choice) && 'from_env' in choice) {
     unknownKeys(choice, ['tool_choice'], ['from_env', 'default']);
     const variable = choice.from_env;
     if (typeof variable !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable)) {
@@ -368,6 +425,18 @@ export function parseAgentConfig(
   };
 }
 
+/** The tool names a seed-layout `spec` describes, read leniently (own keys only) from a spec that may be invalid. */
+function seedToolNames(spec: unknown): string[] {
+  const at = (value: unknown, key: string): unknown =>
+    isRecord(value) && Object.hasOwn(value, key) ? value[key] : undefined;
+  const list = at(at(at(spec, 'planner'), 'config'), 'tool_descriptions');
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((entry: unknown) => {
+    const toolName = at(entry, 'name');
+    return typeof toolName === 'string' ? [toolName] : [];
+  });
+}
+
 /**
  * Fills an answer template from what the model observed: `{id}` is a call's whole output, `{id.field.0}` a part of
  * it, `{id.error}` is `failed` when the call failed; an unknown placeholder reads `unknown`.
@@ -385,11 +454,12 @@ export function fillAnswerTemplate(
   return template.replace(
     /\{([A-Za-z0-9_-]+)((?:\.[A-Za-z0-9_-]+)*)\}/g,
     (_match, id: string, rest: string) => {
-      if (rest === '.error') return observed.errors[id] === undefined ? 'none' : 'failed';
-      let current: unknown = observed.outputs[id];
+      // Own properties only: call ids and fields are model-chosen names (`constructor` inherits nothing).
+      if (rest === '.error') return Object.hasOwn(observed.errors, id) ? 'failed' : 'none';
+      let current: unknown = Object.hasOwn(observed.outputs, id) ? observed.outputs[id] : undefined;
       for (const field of rest.split('.').filter((part) => part !== '')) {
         current =
-          isRecord(current) || Array.isArray(current)
+          (isRecord(current) || Array.isArray(current)) && Object.hasOwn(current, field)
             ? (current as Record<string, unknown>)[field]
             : undefined;
       }

@@ -4,6 +4,14 @@ import { z } from 'zod';
 import type { DemoTask, ToolClock } from './demo-task.js';
 import { memoryTask } from './memory-task.js';
 
+/**
+ * A table entry by a name the model chose: own entries only, so a city, order id or topic such as `constructor` or
+ * `__proto__` is unknown, never a value inherited from `Object.prototype`.
+ */
+function entryOf<Entry>(table: Readonly<Record<string, Entry>>, name: string): Entry | undefined {
+  return Object.hasOwn(table, name) ? table[name] : undefined;
+}
+
 const CONCISE =
   'You are a precise assistant. Use the tools for every fact; never invent numbers. Answer in one or two sentences.';
 
@@ -42,7 +50,7 @@ export function createWeatherTool(
     input: z.object({ city: z.string().describe('City name, e.g. Paris') }),
     output: reading,
     execute: async ({ city }, context) => {
-      const entry = WEATHER[city];
+      const entry = entryOf(WEATHER, city);
       await clock.sleep(entry?.latencyMs ?? 500, context.signal);
       if (entry === undefined) throw new Error(`No weather station for '${city}'.`);
       return { city, temperatureC: entry.temperatureC, conditions: entry.conditions };
@@ -168,7 +176,7 @@ function ordersTools(clock: ToolClock): ToolRegistry {
       input: z.object({ id: z.string().describe('Order id, e.g. A-1042') }),
       output: order,
       execute: async ({ id }, context) => {
-        const entry = ORDERS[id];
+        const entry = entryOf(ORDERS, id);
         await clock.sleep(entry?.latencyMs ?? 300, context.signal);
         if (entry === undefined) throw new Error(`No order '${id}'.`);
         return {
@@ -294,7 +302,7 @@ function researchTools(clock: ToolClock): ToolRegistry {
       input: z.object({ topic: z.string() }),
       output: finding,
       execute: async ({ topic }, context) => {
-        const entry = PAPERS[topic.toLowerCase()];
+        const entry = entryOf(PAPERS, topic.toLowerCase());
         await clock.sleep(entry?.latencyMs ?? 500, context.signal);
         return { topic, papers: entry?.papers ?? 0, top: entry?.top ?? 'none', year: entry?.year ?? 0 };
       },
@@ -388,7 +396,7 @@ function priceTools(clock: ToolClock): ToolRegistry {
       description: "A shop's current price for a product, in the shop's currency.",
       input: z.object({ shop: z.enum(['northwind', 'contoso', 'globex']), product: z.string() }),
       execute: async ({ shop, product }, context) => {
-        const entry = SHOPS[shop];
+        const entry = entryOf(SHOPS, shop);
         await clock.sleep(entry?.latencyMs ?? 400, context.signal);
         if (shop === FAILING_SHOP) throw new Error(`${shop} price API answered 503 Service Unavailable`);
         return { shop, product, price: entry?.price ?? 0, currency: entry?.currency ?? 'EUR' };

@@ -211,3 +211,71 @@ describe('--config', () => {
     );
   });
 });
+
+describe('parseAgentConfig: seed 000 layout (read by @org/planner)', () => {
+  const SEED = readFileSync(new URL('../examples/seed-agent.yaml', import.meta.url), 'utf8');
+
+  it('reads spec.planner and the gateway through agentOptionsFromConfig, OPENAI_TOOL_CHOICE included', () => {
+    const config = parseAgentConfig(SEED, { file: 'seed-agent.yaml', environment: {} });
+    expect(config).toMatchObject({
+      name: 'trip-weather-seed',
+      mode: 'native',
+      maxParallelToolCalls: 2,
+      maxSteps: 6,
+      toolChoice: { type: 'auto' },
+      toolChoiceSource: 'default (auto; OPENAI_TOOL_CHOICE is not set)',
+      tools: [{ name: 'get_weather', args: { city: '' } }],
+    });
+    expect(config.systemPrompt).toContain('You help travellers pack.');
+    const required = parseAgentConfig(SEED, { file: 'a', environment: { OPENAI_TOOL_CHOICE: 'required' } });
+    expect([required.toolChoice, required.toolChoiceSource]).toEqual([
+      { type: 'required' },
+      'OPENAI_TOOL_CHOICE=required',
+    ]);
+    const fromGateway = parseAgentConfig(
+      `${SEED.replace('model: gpt-4o-mini', 'model: gpt-4o-mini\n        tool_choice: none')}`,
+      {
+        file: 'a',
+        environment: { OPENAI_TOOL_CHOICE: 'required' },
+      },
+    );
+    expect(fromGateway.toolChoice).toEqual({ type: 'none' });
+  });
+
+  it("locates the library's problems in the file", () => {
+    expect(problemsOf(SEED.replace('use_function_calling: true', 'use_function_calls: true'))).toEqual([
+      expect.stringMatching(
+        /^- agent\.yaml:\d+:7: spec\.planner\.config\.use_function_calls: unknown key; did you mean 'use_function_calling'\?/,
+      ),
+      expect.stringMatching(/max_parallel_tool_calls: applies to function calling only/),
+    ]);
+  });
+
+  it('runs offline like any agent file', async () => {
+    let stdout = '';
+    let stderr = '';
+    const outcome = await runDemo(
+      [
+        '--config',
+        new URL('../examples/seed-agent.yaml', import.meta.url).pathname,
+        '--out',
+        join(directory, 'seed-out'),
+      ],
+      {
+        stdout: (text) => {
+          stdout += text;
+        },
+        stderr: (text) => {
+          stderr += text;
+        },
+        environment: {},
+        cwd: directory,
+      },
+    );
+    expect(stderr).toBe('');
+    expect(outcome.exitCode).toBe(0);
+    expect(stdout).toContain("Agent 'trip-weather-seed'");
+    expect(outcome.runs[0]?.mode).toBe('native');
+    expect(outcome.runs[0]?.result.text).toBe('Rome is 24°C and sunny against 7°C in Oslo.');
+  });
+});

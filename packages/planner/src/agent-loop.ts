@@ -11,16 +11,11 @@ import {
   type RunEvent,
   type RunEventOf,
   type ToolChoice,
+  timerDelayProblem,
   toToolChoice,
   type Usage,
 } from '@org/core';
-import {
-  executeActions,
-  InvalidToolOptionError,
-  type ToolObservation,
-  ToolRegistry,
-  toolNeedsApproval,
-} from '@org/tools';
+import { InvalidToolOptionError, type ToolObservation, ToolRegistry, toolNeedsApproval } from '@org/tools';
 import type {
   AgentFinishReason,
   AgentOptions,
@@ -31,16 +26,39 @@ import type {
   StopCondition,
 } from './agent-types.js';
 import { canonicalJson } from './argument-leak.js';
-import { InvalidAgentOptionsError, InvalidResumeStateError } from './errors.js';
+import {
+  type FailedToolCall,
+  InvalidAgentOptionsError,
+  InvalidResumeStateError,
+  ResumeAlreadyClaimedError,
+  ToolCallFailedError,
+} from './errors.js';
 import { createFunctionCallingPlanner } from './function-calling-planner.js';
 import { HookScreening } from './hook-screening.js';
 import { LoopGuard } from './loop-guard.js';
+import { compileMessages, type StepMessages } from './message-compiler.js';
 import type { Planner, PlannerTurn, PlanningContext } from './planner.js';
 import { createReActPlanner } from './react-planner.js';
 import { assertResumedTools, pausedRunSettings, resumedOptions, systemPromptOf } from './resume-options.js';
+import {
+  assertConsistentPendingStep,
+  assertPendingStepRecordable,
+  assertResumeStateShape,
+  copyResumeState,
+  readDecisions,
+} from './resume-state.js';
+import { defaultResumeTokenStore, newResumeToken } from './resume-token-store.js';
+import { createRunView } from './run-view.js';
+import { sealState, stateSecretKeys, verifyStateSeal } from './state-seal.js';
 import { observationErrorOf } from './tool-calls-to-actions.js';
 import { isForcedChoiceSatisfied, resolveToolChoice } from './tool-choice-policy.js';
-import { recordToolOutcome, type ToolSelectionStats } from './tool-stats.js';
+import {
+  defaultToolExecutor,
+  executeWithCustomExecutor,
+  executorFailure,
+  type ToolExecutorContext,
+} from './tool-executor.js';
+import { createToolStats, recordToolOutcome, type ToolSelectionStats } from './tool-stats.js';
 
 const DEFAULT_MAX_STEPS = 10;
 const DEFAULT_MAX_IDENTICAL_CALLS = 3;
@@ -57,6 +75,10 @@ interface RunState {
   calledTools: string[];
   forcedChoiceSatisfied: boolean;
   lastObservations: ToolObservation[];
+  /** Index of the run's first own message in `history` (for `compileMessages`). */
+  runStart: number;
+  /** Where each recorded step put its messages (for `compileMessages`). */
+  stepMessages: StepMessages[];
 }
 
 /** Checks options and builds what the run needs; throws `InvalidAgentOptionsError` before any model call. */
@@ -95,6 +117,14 @@ function prepare(options: AgentOptions): {
     DEFAULT_MAX_IDENTICAL_CALLS,
   );
   positiveInteger('maxConcurrency', options.maxConcurrency, DEFAULT_MAX_CONCURRENCY);
+  // The one timer rule of @org/core, checked before any model call rather than failing each tool call.
+  const timeoutProblem =
+    options.toolTimeoutMs === undefined
+      ? undefined
+      : timerDelayProblem(options.toolTimeoutMs, { infinity: true });
+  if (timeoutProblem !== undefined) {
+    throw new InvalidAgentOptionsError({ option: 'toolTimeoutMs', message: timeoutProblem });
+  }
   if (options.policy !== undefined && options.toolChoice !== undefined) {
     throw new InvalidAgentOptionsError({
       option: 'policy',
@@ -163,8 +193,28 @@ export async function executeRun(
   givenOptions: AgentOptions,
   listener: ((event: RunEvent) => void) | undefined,
 ): Promise<AgentResult> {
+  // Checked once here, so a run that pauses can seal its state and a resume can verify it.
+  const stateKeys =
+    givenOptions.stateSecret === undefined ? undefined : stateSecretKeys(givenOptions.stateSecret);
+  // A stored state is untrusted input: a JSON copy of it (what is checked is what runs), its seal verified when a
+  // secret is configured, then every field the loop reads checked, before anything reads it.
+  let options = givenOptions;
+  const resumeInput = givenOptions.resume;
+  if (resumeInput !== undefined) {
+    if (typeof resumeInput !== 'object' || resumeInput === null) {
+      throw new InvalidResumeStateError({
+        reason: 'malformed',
+        field: 'resume',
+        message: 'The resume option is not { state, decisions }.',
+      });
+    }
+    const copy = copyResumeState(Object.hasOwn(resumeInput, 'state') ? resumeInput.state : undefined);
+    if (stateKeys !== undefined) await verifyStateSeal(copy, stateKeys);
+    assertResumeStateShape(copy);
+    options = { ...givenOptions, resume: { state: copy, decisions: resumeInput.decisions } };
+  }
   // A resume continues the paused run as it was configured (checked against what the resume gives).
-  const options = resumedOptions(givenOptions);
+  options = resumedOptions(options);
   const setup = prepare(options);
   assertResumedTools(options, setup.registry.names());
   const { registry, planner, systemPrompt, maxSteps, maxIdenticalCalls, stopConditions } = setup;
@@ -197,27 +247,28 @@ export async function executeRun(
         history: setup.initialHistory,
         steps: [],
         usage: EMPTY_USAGE,
-        toolStats: {},
+        toolStats: createToolStats(),
         loopGuard: new LoopGuard(maxIdenticalCalls),
         calledTools: [],
         forcedChoiceSatisfied: false,
         lastObservations: [],
+        runStart: setup.initialHistory.length,
+        stepMessages: [],
       };
   const observations: ToolObservation[] = state.steps.flatMap((step) => [...step.observations]);
   // Checked before the run starts: a resume that cannot proceed throws, and leaves no run-started without its end.
+  let decisions: Readonly<Record<string, ApprovalDecision>> = {};
   if (resume !== undefined) {
-    const pendingIds = (resume.state.pendingApprovals ?? []).map((action) => action.id);
-    const decisions: Readonly<Record<string, ApprovalDecision>> = resume.decisions ?? {};
-    const missing = pendingIds.filter((id) => decisionFor(decisions, id) === undefined);
-    const unknown = Object.keys(decisions).filter((id) => !pendingIds.includes(id));
-    if (missing.length > 0 || unknown.length > 0) {
-      throw new InvalidResumeStateError({
-        message:
-          (missing.length > 0 ? `No decision for pending action(s) ${missing.join(', ')}. ` : '') +
-          (unknown.length > 0 ? `Decisions for unknown action(s) ${unknown.join(', ')}. ` : '') +
-          `Pending: ${pendingIds.join(', ')}.`,
-        missingDecisions: missing,
-      });
+    decisions = readDecisions(resume.state, resume.decisions);
+    assertConsistentPendingStep(resume.state, registry, {
+      rewritesArguments: options.hooks?.beforeToolUse !== undefined,
+    });
+    assertPendingStepRecordable(resume.state, planner);
+    // Last, once everything else holds (a refused resume leaves the token unspent): a state is resumed once.
+    const store = options.resumeTokenStore ?? defaultResumeTokenStore;
+    const claimed = await store.claim(resume.state.resumeToken, { runId });
+    if (claimed !== true) {
+      throw new ResumeAlreadyClaimedError({ runId, resumeToken: resume.state.resumeToken });
     }
   }
   emit({ type: 'run-started', timestamp: now(), runId });
@@ -273,6 +324,8 @@ export async function executeRun(
       readonly decisions: Readonly<Record<string, ApprovalDecision>>;
       /** The actions as the human saw them when asked (their arguments after the hooks). */
       readonly asked: readonly Action[];
+      /** On resume, the actions that need approval now and were not asked about: not run. */
+      readonly unasked?: ReadonlySet<string>;
     } = { decisions: {}, asked: [] },
   ): Promise<AgentResult | undefined> => {
     const results = new Map<string, ToolObservation>();
@@ -283,6 +336,7 @@ export async function executeRun(
     }
     // Loop guard: a call that keeps returning the same result is refused, and the run ends.
     const loop = state.loopGuard.check(turn.actions);
+    const stopped = stoppedAfterBlock(turn.actions, screening, options.stopOnToolBlock === true);
     const runnable: Action[] = [];
     for (const action of turn.actions) {
       const decision = decisionFor(approval.decisions, action.id);
@@ -294,6 +348,19 @@ export async function executeRun(
           toolName: action.toolName,
           status: 'skipped',
           error: observationErrorOf(loop),
+          durationMs: 0,
+        };
+        results.set(action.id, skipped);
+        observe(skipped);
+      } else if (stopped?.has(action.id) === true) {
+        const skipped: ToolObservation = {
+          actionId: action.id,
+          toolName: action.toolName,
+          status: 'skipped',
+          error: {
+            code: 'stopped_after_block',
+            message: `The call was not run: an earlier call of this turn (${stopped.get(action.id) as string}) was blocked by a beforeToolUse hook, and the run stops a turn's calls there (stopOnToolBlock).`,
+          },
           durationMs: 0,
         };
         results.set(action.id, skipped);
@@ -312,6 +379,22 @@ export async function executeRun(
         };
         results.set(action.id, blocked);
         observe(blocked);
+      } else if (approval.unasked?.has(action.id) === true) {
+        // A resumed step's call that needs approval on the arguments it would run with, and that no human was asked
+        // about (a call added to the stored state, or a predicate that changed its answer): never run unapproved.
+        const unapproved: ToolObservation = {
+          actionId: action.id,
+          toolName: action.toolName,
+          status: 'blocked',
+          error: {
+            code: 'approval_required',
+            message:
+              'The call was not run: it needs approval, and it was not among the calls put up for approval.',
+          },
+          durationMs: 0,
+        };
+        results.set(action.id, unapproved);
+        observe(unapproved);
       } else if (
         askedAbout !== undefined &&
         argsToRun !== undefined &&
@@ -335,22 +418,32 @@ export async function executeRun(
         runnable.push(action);
       }
     }
-    const hooks = screening.hooks();
-    const executed =
-      runnable.length === 0
-        ? []
-        : await executeActions(registry, runnable, {
-            maxConcurrency: options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
-            onEvent: emit,
-            now,
-            ...(options.signal === undefined ? {} : { signal: options.signal }),
-            ...(hooks === undefined ? {} : { hooks }),
-            ...(options.injected === undefined ? {} : { injected: options.injected }),
-            ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
-            ...(options.outputBudgetBytes === undefined
-              ? {}
-              : { outputBudgetBytes: options.outputBudgetBytes }),
-          });
+    let executorError: unknown;
+    let executed: readonly ToolObservation[] = [];
+    if (runnable.length > 0) {
+      const executorContext: ToolExecutorContext = {
+        registry,
+        hooks: screening.hooks(),
+        injected: options.injected,
+        signal: options.signal,
+        maxConcurrency: options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+        timeoutMs: options.toolTimeoutMs,
+        outputBudgetBytes: options.outputBudgetBytes,
+        run: createRunView(runId, state.step, state.history, turn.toolCalls),
+        emit,
+        now,
+      };
+      try {
+        executed =
+          options.toolExecutor === undefined
+            ? await defaultToolExecutor.execute(runnable, executorContext)
+            : await executeWithCustomExecutor(options.toolExecutor, runnable, executorContext);
+      } catch (error) {
+        // The step is still recorded, each call answered, so the conversation stays valid; then the run ends.
+        executorError = error;
+        executed = runnable.map((action) => executorFailure(action, error));
+      }
+    }
     for (const observation of executed) results.set(observation.actionId, observation);
     if (loop === undefined) {
       for (const action of turn.actions) {
@@ -381,14 +474,44 @@ export async function executeRun(
     }
     observations.push(...ordered);
     state.lastObservations = ordered;
-    state.history.push(...planner.recordTurn(turn, ordered));
+    recordMessages(planner.recordTurn(turn, ordered));
     recordStep(turn, toolChoice, ordered, startedAt);
 
     if (loop !== undefined) return finish('loop-guard', { error: loop });
-    if (options.signal?.aborted) {
+    if (options.signal?.aborted || AbortedError.isInstance(executorError)) {
       return finish('aborted', {
-        error: new AbortedError({ operation: 'agent run', cause: options.signal.reason }),
+        error: AbortedError.isInstance(executorError)
+          ? executorError
+          : new AbortedError({ operation: 'agent run', cause: options.signal?.reason }),
       });
+    }
+    if (executorError !== undefined) {
+      return finish('error', {
+        error:
+          executorError instanceof Error
+            ? executorError
+            : new OrgError('error', { message: String(executorError) }),
+      });
+    }
+    if (options.throwOnToolFailure === true) {
+      const failures: FailedToolCall[] = [];
+      for (const observation of executed) {
+        if (observation.status !== 'error' && observation.status !== 'timeout') continue;
+        failures.push({
+          toolCallId: observation.actionId,
+          toolName: observation.toolName,
+          status: observation.status,
+          error: observation.error,
+        });
+      }
+      if (failures.length > 0) {
+        // In call order, whatever order the calls finished in.
+        const order = new Map(turn.toolCalls.map((call, index) => [call.id, index]));
+        failures.sort((a, b) => (order.get(a.toolCallId) ?? 0) - (order.get(b.toolCallId) ?? 0));
+        return finish('error', {
+          error: new ToolCallFailedError({ failures: failures as [FailedToolCall, ...FailedToolCall[]] }),
+        });
+      }
     }
     const terminal = ordered.find(
       (observation) =>
@@ -410,6 +533,13 @@ export async function executeRun(
       }
     }
     return undefined;
+  };
+
+  /** Appends a step's messages to the history, remembering where they sit (for `compileMessages`). */
+  const recordMessages = (messages: readonly Message[]): void => {
+    const start = state.history.length;
+    state.history.push(...messages);
+    state.stepMessages.push({ step: state.step, start, end: state.history.length });
   };
 
   const recordStep = (
@@ -445,12 +575,21 @@ export async function executeRun(
       // The hooks are asked again here, in the resuming process; approval then holds only for the arguments the
       // human saw.
       const screening = await HookScreening.screen(registry, turn.actions, options.hooks, options.signal);
+      const asked = new Set(resume.state.pendingApprovals.map((action) => action.id));
+      const unasked = new Set<string>();
+      for (const action of turn.actions) {
+        if (asked.has(action.id)) continue;
+        const tool = registry.resolve(action.toolName);
+        const args = screening.argsToRun(action);
+        if (tool !== undefined && args !== undefined && (await toolNeedsApproval(tool, args)))
+          unasked.add(action.id);
+      }
       const ended = await completeStep(
         turn,
         resume.state.pending.toolChoice,
         resume.state.pending.startedAt,
         screening,
-        { decisions: resume.decisions, asked: resume.state.pendingApprovals },
+        { decisions, asked: resume.state.pendingApprovals, unasked },
       );
       if (ended !== undefined) return ended;
     }
@@ -478,6 +617,16 @@ export async function executeRun(
         history: state.history,
         toolChoice,
         step: state.step,
+        ...(options.compileMessages === undefined
+          ? {}
+          : {
+              compiledHistory: compileMessages(options.compileMessages, {
+                history: state.history,
+                step: state.step,
+                runStart: state.runStart,
+                stepMessages: state.stepMessages,
+              }),
+            }),
         signal: options.signal,
         maxOutputTokens: options.maxOutputTokens,
         temperature: options.temperature,
@@ -492,7 +641,7 @@ export async function executeRun(
         return finish('error', turn.error === undefined ? {} : { error: turn.error });
       }
       if (turn.kind === 'final-answer') {
-        state.history.push(...planner.recordTurn(turn, []));
+        recordMessages(planner.recordTurn(turn, []));
         recordStep(turn, toolChoice, [], stepStartedAt);
         return finish('final-answer', { text: turn.text });
       }
@@ -506,8 +655,10 @@ export async function executeRun(
       }
       // Approval judges the arguments that will actually run: after `beforeToolUse`, as in `executeAction`.
       const screening = await HookScreening.screen(registry, turn.actions, options.hooks, options.signal);
+      const stopped = stoppedAfterBlock(turn.actions, screening, options.stopOnToolBlock === true);
       const needingApproval: Action[] = [];
       for (const action of turn.actions) {
+        if (stopped?.has(action.id) === true) continue;
         const tool = registry.resolve(action.toolName);
         const args = screening.argsToRun(action);
         if (tool !== undefined && args !== undefined && (await toolNeedsApproval(tool, args))) {
@@ -516,20 +667,22 @@ export async function executeRun(
       }
       if (needingApproval.length > 0) {
         for (const action of needingApproval) emit({ type: 'approval-requested', timestamp: now(), action });
-        const paused: AgentState = {
+        const unsealed: AgentState = {
           version: 1,
           runId,
+          resumeToken: newResumeToken(),
           step: state.step,
           history: [...state.history],
           steps: [...state.steps],
           usage: state.usage,
-          toolStats: { ...state.toolStats },
+          toolStats: createToolStats(state.toolStats),
           callCounts: state.loopGuard.counts,
           callResults: state.loopGuard.results,
           calledTools: [...state.calledTools],
           forcedChoiceSatisfied: state.forcedChoiceSatisfied,
           pending: { turn, toolChoice, startedAt: stepStartedAt },
           pendingApprovals: needingApproval,
+          messageRanges: { runStart: state.runStart, steps: [...state.stepMessages] },
           run: pausedRunSettings(options, {
             systemPrompt,
             maxSteps,
@@ -537,6 +690,8 @@ export async function executeRun(
             tools: registry.names(),
           }),
         };
+        const paused: AgentState =
+          stateKeys === undefined ? unsealed : { ...unsealed, seal: await sealState(unsealed, stateKeys) };
         return finish('approval-required', { pendingApprovals: needingApproval, paused });
       }
       const ended = await completeStep(turn, toolChoice, stepStartedAt, screening);
@@ -555,6 +710,23 @@ export async function executeRun(
       error: error instanceof Error ? error : new OrgError('error', { message: String(error) }),
     });
   }
+}
+
+/**
+ * With `stopOnToolBlock`, the actions after the first one `beforeToolUse` blocked (in call order), each mapped to a
+ * description of the blocked call; `undefined` when nothing is stopped.
+ */
+function stoppedAfterBlock(
+  actions: readonly Action[],
+  screening: HookScreening,
+  enabled: boolean,
+): Map<string, string> | undefined {
+  if (!enabled) return undefined;
+  const blocked = actions.findIndex((action) => screening.isBlocked(action));
+  if (blocked === -1 || blocked === actions.length - 1) return undefined;
+  const blocker = actions[blocked] as Action;
+  const description = `'${blocker.id}' (${blocker.toolName})`;
+  return new Map(actions.slice(blocked + 1).map((action) => [action.id, description]));
 }
 
 function isPlanStepEvent(value: unknown): value is RunEventOf<'plan-step-started' | 'plan-step-finished'> {
@@ -593,17 +765,13 @@ function approvedOf(decision: ApprovalDecision): boolean {
 }
 
 function restoreState(saved: AgentState, maxIdenticalCalls: number): RunState {
-  if (saved?.version !== 1 || saved.pending === undefined) {
-    throw new InvalidResumeStateError({
-      message: 'The state to resume is not a paused run of this version (version 1).',
-    });
-  }
+  // The shape was checked (assertResumeStateShape) before the options were read.
   return {
     step: saved.step,
     history: [...saved.history],
     steps: [...saved.steps],
     usage: saved.usage,
-    toolStats: { ...saved.toolStats },
+    toolStats: createToolStats(saved.toolStats),
     loopGuard: new LoopGuard(maxIdenticalCalls, {
       counts: saved.callCounts,
       ...(saved.callResults === undefined ? {} : { results: saved.callResults }),
@@ -611,5 +779,7 @@ function restoreState(saved: AgentState, maxIdenticalCalls: number): RunState {
     calledTools: [...saved.calledTools],
     forcedChoiceSatisfied: saved.forcedChoiceSatisfied,
     lastObservations: [],
+    runStart: saved.messageRanges?.runStart ?? 0,
+    stepMessages: [...(saved.messageRanges?.steps ?? [])],
   };
 }

@@ -11,9 +11,13 @@ import type {
   Usage,
 } from '@org/core';
 import type { ExecuteActionOptions, Tool, ToolObservation, ToolRegistry } from '@org/tools';
+import type { MessageCompiler, StepMessages } from './message-compiler.js';
 import type { InferenceRecord, Planner, PlannerTurn } from './planner.js';
 import type { PausedRunSettings } from './resume-options.js';
+import type { ResumeTokenStore } from './resume-token-store.js';
+import type { StateSecret } from './state-seal.js';
 import type { ToolChoicePolicy } from './tool-choice-policy.js';
+import type { ToolExecutor } from './tool-executor.js';
 import type { ToolSelectionStats, ToolStats } from './tool-stats.js';
 
 /** Why a run ended. */
@@ -70,14 +74,29 @@ export interface AgentStep {
   readonly finishedAt: number;
 }
 
-/** A paused run, resumable with `runAgent({ ...options, resume: { state, decisions } })`. Plain JSON data. */
+/**
+ * A paused run, resumable once with `runAgent({ ...options, resume: { state, decisions } })`. Plain JSON data, and
+ * untrusted input when it comes back: a resume checks its shape, its seal (with `stateSecret`), the pending step
+ * against the tools, and its resume token against the `resumeTokenStore`, before anything runs.
+ */
 export interface AgentState {
   readonly version: 1;
   readonly runId: string;
+  /**
+   * Unique to this pause: a resume claims it in the `resumeTokenStore`, so the state is resumed once (a second resume
+   * of it throws `ResumeAlreadyClaimedError`).
+   */
+  readonly resumeToken: string;
+  /**
+   * `hmac-sha256:<hex>` over every other field (canonical JSON), when the paused run had a `stateSecret`; a resume
+   * with a `stateSecret` refuses a state without it or that does not match it.
+   */
+  readonly seal?: string;
   readonly step: number;
   readonly history: readonly Message[];
   readonly steps: readonly AgentStep[];
   readonly usage: Usage;
+  /** As `AgentResult.toolStats` (a null-prototype record). */
   readonly toolStats: Readonly<Record<string, ToolSelectionStats>>;
   /** The loop guard's counts: per call (tool and canonical arguments), its identical results in a row. */
   readonly callCounts: readonly (readonly [string, number])[];
@@ -98,6 +117,14 @@ export interface AgentState {
    * give again what a state cannot hold (`hooks`, `injected`, ...). Absent in states saved before it existed.
    */
   readonly run?: PausedRunSettings;
+  /**
+   * Where this run's messages sit in `history` (for `compileMessages`): its first own message, and each recorded
+   * step's range. Absent in states saved before it existed (a compiler then treats the whole history as this run's).
+   */
+  readonly messageRanges?: {
+    readonly runStart: number;
+    readonly steps: readonly StepMessages[];
+  };
 }
 
 /** The outcome of a run. */
@@ -115,6 +142,7 @@ export interface AgentResult {
   readonly usage: Usage;
   /** Model calls made (retries and final-answer calls included). */
   readonly roundTrips: number;
+  /** Per tool name the model used: a null-prototype record (`__proto__`, `constructor` are plain keys). */
   readonly toolStats: ToolStats;
   /** The conversation (task, assistant turns, tool results), without the system prompt. */
   readonly messages: readonly Message[];
@@ -169,6 +197,34 @@ export interface AgentOptions {
   readonly toolTimeoutMs?: number;
   /** Bytes of each tool output the model sees. Default: the executor's (50 KB). */
   readonly outputBudgetBytes?: number;
+  /**
+   * Runs each step's approved calls (seed 004's `CanExecuteToolCalls`). Default `defaultToolExecutor`
+   * (`executeActions` of `@org/tools`). The loop keeps its rules around any executor: approval on the hook-screened
+   * arguments, the loop guard, paired events, `stopOnToolBlock`, `throwOnToolFailure`; a custom executor's result is
+   * checked (`InvalidToolExecutorResultError`).
+   */
+  readonly toolExecutor?: ToolExecutor;
+  /**
+   * A tool call that fails (status `error` or `timeout`, once run) ends the run with `finishReason: 'error'` and a
+   * `ToolCallFailedError` naming it. The step is recorded first: every call of it (those running beside the failed
+   * one finish) is answered in `messages`, so the conversation stays valid and can be continued. Calls refused before
+   * running (invalid arguments, unknown tools, denied approvals, hook blocks) are not failures. Default false: the
+   * model sees the error and may recover.
+   */
+  readonly throwOnToolFailure?: boolean;
+  /**
+   * When `beforeToolUse` blocks a call, the step's later calls (in call order) are not run: each is answered
+   * `skipped` (`stopped_after_block`, naming the blocked call), and none of them is put up for approval. Earlier
+   * calls run. Default false: every other call runs.
+   */
+  readonly stopOnToolBlock?: boolean;
+  /**
+   * Decides what history each model call sees (seed 004's message compiler, seed 000's filtered history):
+   * `currentRunToolTraces()`, `recentToolTraces({ steps })`, or your own. Applied per step, never to the stored
+   * history; its output must pair every call with its result (`InvalidCompiledMessagesError` otherwise). Default: the
+   * whole history, with no extra work per step.
+   */
+  readonly compileMessages?: MessageCompiler;
   readonly onEvent?: RunEventListener;
   readonly signal?: AbortSignal;
   /**
@@ -180,11 +236,27 @@ export interface AgentOptions {
   readonly maxOutputTokens?: number;
   readonly temperature?: number;
   readonly providerOptions?: ProviderOptions;
-  /** Resume a run paused for approval, with a decision for each pending action id. */
+  /**
+   * Resume a run paused for approval, with a decision for each pending action id. Once per state: a second resume
+   * of the same state throws `ResumeAlreadyClaimedError` (see `resumeTokenStore`).
+   */
   readonly resume?: {
     readonly state: AgentState;
     readonly decisions: Readonly<Record<string, ApprovalDecision>>;
   };
+  /**
+   * Where resumes claim their state's resume token, atomically, so that a state is resumed once. Default: this
+   * process's memory (`createInMemoryResumeTokenStore()`); give a store on your database when several processes may
+   * resume (see `ResumeTokenStore`).
+   */
+  readonly resumeTokenStore?: ResumeTokenStore;
+  /**
+   * Seals paused states (HMAC-SHA256 over the canonical state, Web Crypto) and refuses, on resume, a state that is
+   * unsealed or does not match its seal. Give it whenever a state leaves your server (a cookie, a client): without
+   * it a resume still re-validates what will run, but cannot tell an edited conversation from the real one. Several
+   * secrets rotate: the first seals, any verifies. At least 16 bytes each.
+   */
+  readonly stateSecret?: StateSecret;
 }
 
 export type { ToolStats };

@@ -1,4 +1,4 @@
-import { brandError, OrgError } from '@org/core';
+import { brandError, type ObservationError, OrgError } from '@org/core';
 
 /** Stable codes of the errors `@org/planner` throws or returns. */
 export type PlannerErrorCode =
@@ -6,7 +6,12 @@ export type PlannerErrorCode =
   | 'decision_extraction_failed'
   | 'tool_call_loop'
   | 'invalid_resume_state'
-  | 'parallel_tool_call_limit';
+  | 'resume_already_claimed'
+  | 'parallel_tool_call_limit'
+  | 'tool_call_failed'
+  | 'invalid_tool_executor_result'
+  | 'invalid_compiled_messages'
+  | 'invalid_agent_config';
 
 /**
  * An option of `runAgent`, `streamAgent` or a planner factory is missing, malformed or contradicts the model
@@ -88,14 +93,37 @@ export class ToolCallLoopError extends OrgError {
 brandError(ToolCallLoopError, 'ToolCallLoopError');
 
 /**
- * A resume whose state or approval decisions do not match the paused run.
+ * Why a resume was refused (`InvalidResumeStateError.reason`):
+ * - `malformed`: the state is not a paused run of this version, or a field has the wrong shape (`field` names it);
+ * - `unsealed`: `stateSecret` is configured and the state carries no seal;
+ * - `tampered`: the state's seal does not match its content (an edit, or another secret);
+ * - `inconsistent`: the pending step contradicts itself or the tools (an action that is not what its call says, an
+ *   approval for a call that is not pending, arguments the tool's schema refuses; `field` names it);
+ * - `decisions`: missing, unknown or malformed approval decisions (`missingDecisions`);
+ * - `options`: the resume's options contradict the paused run's (`missingOptions`, `mismatchedOptions`).
+ */
+export type InvalidResumeStateReason =
+  | 'malformed'
+  | 'unsealed'
+  | 'tampered'
+  | 'inconsistent'
+  | 'decisions'
+  | 'options';
+
+/**
+ * A resume whose state or approval decisions do not match the paused run, or whose state is malformed, unsealed,
+ * tampered with or inconsistent (`reason`, and `field` for the first field at fault). Thrown before the resumed run
+ * starts: nothing ran, and the state's resume token is not spent, so a corrected resume may follow.
  *
  * @example
  * try { await runAgent({ model, tools, resume: { state, decisions } }) } catch (error) {
- *   if (InvalidResumeStateError.isInstance(error)) askAgainFor(error.missingDecisions);
+ *   if (InvalidResumeStateError.isInstance(error) && error.reason === 'decisions') askAgainFor(error.missingDecisions);
  * }
  */
 export class InvalidResumeStateError extends OrgError {
+  readonly reason: InvalidResumeStateReason;
+  /** The state field (or decision) at fault, as a path: `pending.turn.actions[0].args`, `decisions.call_1`. */
+  readonly field: string | undefined;
   /** Pending action ids without a decision. */
   readonly missingDecisions: readonly string[];
   /** Options the paused run had that the resume must give again (`hooks`, `injected`, ...), or `tools` it lacks. */
@@ -105,14 +133,166 @@ export class InvalidResumeStateError extends OrgError {
 
   constructor(options: {
     message: string;
+    reason: InvalidResumeStateReason;
+    field?: string;
     missingDecisions?: readonly string[];
     missingOptions?: readonly string[];
     mismatchedOptions?: readonly string[];
+    cause?: unknown;
   }) {
-    super('invalid_resume_state', { message: options.message });
+    super('invalid_resume_state', {
+      message: options.message,
+      ...(options.cause === undefined ? {} : { cause: options.cause }),
+    });
+    this.reason = options.reason;
+    this.field = options.field;
     this.missingDecisions = options.missingDecisions ?? [];
     this.missingOptions = options.missingOptions ?? [];
     this.mismatchedOptions = options.mismatchedOptions ?? [];
   }
 }
 brandError(InvalidResumeStateError, 'InvalidResumeStateError');
+
+/**
+ * The paused state was already resumed: its resume token was claimed before (a duplicate webhook, a retried request,
+ * another process). Thrown before anything runs: the approved calls ran once, with the first resume.
+ *
+ * @example
+ * try { await runAgent({ model, tools, resumeTokenStore, resume: { state, decisions } }) } catch (error) {
+ *   if (ResumeAlreadyClaimedError.isInstance(error)) return respond(409, 'already handled');
+ * }
+ */
+export class ResumeAlreadyClaimedError extends OrgError {
+  readonly runId: string;
+  /** The state's `resumeToken`. */
+  readonly resumeToken: string;
+
+  constructor(options: { runId: string; resumeToken: string }) {
+    super('resume_already_claimed', {
+      message:
+        `The paused state of run '${options.runId}' was already resumed (resume token ${options.resumeToken}); ` +
+        'a paused state is resumed once. Nothing was run.',
+    });
+    this.runId = options.runId;
+    this.resumeToken = options.resumeToken;
+  }
+}
+brandError(ResumeAlreadyClaimedError, 'ResumeAlreadyClaimedError');
+
+/** One failed call named by `ToolCallFailedError`. */
+export interface FailedToolCall {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly status: 'error' | 'timeout';
+  readonly error: ObservationError | undefined;
+}
+
+/**
+ * With `throwOnToolFailure`, a tool call of the step failed (status `error` or `timeout`): the run ended with
+ * `finishReason: 'error'` after recording the step (every call of it answered in `messages`). Names the first failed
+ * call in call order, and lists every failed call of the step.
+ *
+ * @example
+ * const result = await runAgent({ model, tools, task, throwOnToolFailure: true });
+ * if (ToolCallFailedError.isInstance(result.error)) console.error(result.error.toolName, result.error.toolCallId);
+ */
+export class ToolCallFailedError extends OrgError {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly status: 'error' | 'timeout';
+  /** The failed call's error, as its observation carries it. */
+  readonly observationError: ObservationError | undefined;
+  /** Every failed call of the step, in call order, the first one included. */
+  readonly failures: readonly FailedToolCall[];
+
+  constructor(options: { failures: readonly [FailedToolCall, ...FailedToolCall[]] }) {
+    const [first] = options.failures;
+    const others = options.failures.length - 1;
+    super('tool_call_failed', {
+      message:
+        `Tool call '${first.toolCallId}' (${first.toolName}) ended with status ${first.status}` +
+        `${first.error === undefined ? '' : `: ${first.error.message}`}` +
+        `${others > 0 ? ` (and ${others} other call(s) of the step failed)` : ''}; throwOnToolFailure ended the run.`,
+    });
+    this.toolCallId = first.toolCallId;
+    this.toolName = first.toolName;
+    this.status = first.status;
+    this.observationError = first.error;
+    this.failures = options.failures;
+  }
+}
+brandError(ToolCallFailedError, 'ToolCallFailedError');
+
+/**
+ * A custom `toolExecutor` broke its contract: it did not resolve with exactly one observation per action, each
+ * naming its action's id and tool with a known status. The run ends with `finishReason: 'error'`; the step's calls
+ * are answered with `tool_executor_failed` results so the conversation stays valid.
+ *
+ * @example
+ * if (InvalidToolExecutorResultError.isInstance(result.error)) console.error(result.error.actionId, result.error.message);
+ */
+export class InvalidToolExecutorResultError extends OrgError {
+  /** The action whose observation is missing, duplicated or malformed, when one is at fault. */
+  readonly actionId: string | undefined;
+
+  constructor(options: { message: string; actionId?: string }) {
+    super('invalid_tool_executor_result', {
+      message: `The tool executor's result is invalid: ${options.message}`,
+    });
+    this.actionId = options.actionId;
+  }
+}
+brandError(InvalidToolExecutorResultError, 'InvalidToolExecutorResultError');
+
+/**
+ * `compileMessages` returned messages no provider would accept: not a non-empty list of user, assistant and tool
+ * messages, or tool calls and results that do not pair (see `assertToolCallPairing`). The run ends with
+ * `finishReason: 'error'` before the model call.
+ *
+ * @example
+ * if (InvalidCompiledMessagesError.isInstance(result.error)) console.error(result.error.messageIndex, result.error.message);
+ */
+export class InvalidCompiledMessagesError extends OrgError {
+  /** The message at fault, when one is. */
+  readonly messageIndex: number | undefined;
+
+  constructor(options: { message: string; messageIndex?: number; cause?: unknown }) {
+    super('invalid_compiled_messages', {
+      message: `compileMessages returned an invalid conversation: ${options.message}`,
+      ...(options.cause === undefined ? {} : { cause: options.cause }),
+    });
+    this.messageIndex = options.messageIndex;
+  }
+}
+brandError(InvalidCompiledMessagesError, 'InvalidCompiledMessagesError');
+
+/** One problem of an agent configuration: where (`spec.planner.config.max_parallel_tool_calls`) and what. */
+export interface AgentConfigProblem {
+  readonly path: string;
+  /** The same path as keys and list indexes, to locate the value in the source (a YAML node, a line). */
+  readonly segments: readonly (string | number)[];
+  readonly message: string;
+}
+
+/**
+ * An agent configuration (seed 000's `spec.planner` / `resources.inference_gateways`) has unknown keys or invalid
+ * values. Lists every problem with its path; nothing is silently dropped.
+ *
+ * @example
+ * try { agentOptionsFromConfig(parse(text), { environment: {} }) } catch (error) {
+ *   if (InvalidAgentConfigError.isInstance(error)) for (const problem of error.problems) console.error(problem.path, problem.message);
+ * }
+ */
+export class InvalidAgentConfigError extends OrgError {
+  readonly problems: readonly AgentConfigProblem[];
+
+  constructor(options: { problems: readonly AgentConfigProblem[] }) {
+    super('invalid_agent_config', {
+      message: `The agent configuration is invalid:\n${options.problems
+        .map((problem) => `- ${problem.path === '' ? '(root)' : problem.path}: ${problem.message}`)
+        .join('\n')}`,
+    });
+    this.problems = options.problems;
+  }
+}
+brandError(InvalidAgentConfigError, 'InvalidAgentConfigError');

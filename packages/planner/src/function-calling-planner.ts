@@ -81,7 +81,7 @@ export function createFunctionCallingPlanner(options: FunctionCallingPlannerOpti
         ...(context.systemPrompt === undefined
           ? []
           : [{ role: 'system' as const, content: context.systemPrompt }]),
-        ...context.history,
+        ...(context.compiledHistory ?? context.history),
       ];
       const strictByDefault = options.schemaTarget === undefined && context.model.capabilities.strictSchemas;
       const target: SchemaTarget =

@@ -65,6 +65,12 @@ export class HookScreening {
     return this.#argsToRun.has(action.id) ? this.#argsToRun.get(action.id) : action.args;
   }
 
+  /** Whether `beforeToolUse` blocked this call (`stopOnToolBlock` stops the step's later calls after it). */
+  isBlocked(action: Action): boolean {
+    const screened = this.#decisions.get(action.id);
+    return screened !== undefined && 'decision' in screened && screened.decision?.decision === 'block';
+  }
+
   /** The run's hooks, with `beforeToolUse` answering each screened call from its recorded decision, once. */
   hooks(): AgentHooks | undefined {
     const hooks = this.#hooks;

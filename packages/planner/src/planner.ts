@@ -20,6 +20,11 @@ export interface PlanningContext {
   readonly systemPrompt: string | undefined;
   /** The conversation so far, task included, system prompt excluded. */
   readonly history: readonly Message[];
+  /**
+   * What this step's model calls see of `history`, when `compileMessages` chose (absent: all of it). Build requests
+   * from `compiledHistory ?? history`; keep per-run bookkeeping (used tool-call ids) on `history`.
+   */
+  readonly compiledHistory?: readonly Message[];
   readonly toolChoice: ToolChoice;
   /** Zero-based index of this step in the run. */
   readonly step: number;

@@ -1,4 +1,11 @@
-import { type LanguageModel, type Message, redactSecrets, type ToolCall } from '@org/core';
+import {
+  type LanguageModel,
+  type Message,
+  readStrictJson,
+  redactSecrets,
+  type ToolCall,
+  truncateText,
+} from '@org/core';
 import { formatObservationForModel, type SchemaTarget, type ToolObservation } from '@org/tools';
 import { DecisionExtractionError, InvalidAgentOptionsError } from './errors.js';
 import { missingResult } from './function-calling-planner.js';
@@ -7,6 +14,9 @@ import type { InferenceRecord, Planner, PlannerTurn, PlanningContext } from './p
 import { parseReActDecision, type ReActDecision } from './react-decision.js';
 import { renderReActInstructions, toolChoiceViolation } from './react-prompt.js';
 import { toolCallsToActions } from './tool-calls-to-actions.js';
+
+/** Bytes of a reason an answer could not be used, as the model is told it. */
+const MAX_REASON_BYTES = 2_000;
 
 /** Options of `createReActPlanner`. */
 export interface ReActPlannerOptions {
@@ -46,12 +56,10 @@ export function renderDecision(decision: ReActDecision, format: 'json' | 'text')
     if (decision.type === 'final_answer') {
       return JSON.stringify({ thought: decision.thought, type: 'final_answer', answer: decision.answer });
     }
-    let args: unknown = decision.argumentsText;
-    try {
-      args = JSON.parse(decision.argumentsText);
-    } catch {
-      // Broken arguments are shown as the model wrote them; the observation says what is wrong with them.
-    }
+    // Read by the strict reader, so a value written back is the value the model wrote (no rounded integer, no
+    // last-key-wins); broken arguments are shown as the model wrote them, and the observation says what is wrong.
+    const read = readStrictJson(decision.argumentsText);
+    const args: unknown = read.ok ? read.value : decision.argumentsText;
     return JSON.stringify({ thought: decision.thought, type: 'call_tool', tool: decision.tool, args });
   }
   const thought = decision.thought === '' ? '' : `Thought: ${decision.thought}\n`;
@@ -115,7 +123,10 @@ export function createReActPlanner(options: ReActPlannerOptions = {}): Planner {
       }
       const system =
         context.systemPrompt === undefined ? instructions : `${context.systemPrompt}\n\n${instructions}`;
-      const base: Message[] = [{ role: 'system', content: system }, ...context.history];
+      const base: Message[] = [
+        { role: 'system', content: system },
+        ...(context.compiledHistory ?? context.history),
+      ];
       const retryMessages: Message[] = [];
       const inferences: InferenceRecord[] = [];
       let lastText = '';
@@ -131,7 +142,8 @@ export function createReActPlanner(options: ReActPlannerOptions = {}): Planner {
         const parsed = parseReActDecision(response.text);
         const reason = parsed.ok ? toolChoiceViolation(context.toolChoice, parsed.decision) : parsed.reason;
         if (!parsed.ok || reason !== undefined) {
-          lastReason = reason ?? '';
+          // The reason may quote the model's text (a 1 MB "type"): bounded before it goes back to the model.
+          lastReason = truncateText(reason ?? '', MAX_REASON_BYTES, { what: 'reason', redact: 'all' });
           context.emit({
             type: 'decision-extraction-failed',
             timestamp: context.now(),

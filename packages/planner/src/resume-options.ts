@@ -20,23 +20,43 @@ export interface PausedRunSettings {
   readonly outputBudgetBytes?: number;
   readonly maxOutputTokens?: number;
   readonly temperature?: number;
+  readonly throwOnToolFailure?: boolean;
+  readonly stopOnToolBlock?: boolean;
   /** The names of the tools the run offered; a resume must offer each of them. */
   readonly tools: readonly string[];
   /** Options given to the paused run that a state cannot hold (`hooks`, `injected`, `stopWhen`, ...). */
   readonly requires: readonly string[];
 }
 
-/** Numeric options saved as given. */
+/** Numeric and boolean options saved as given. */
 const SAVED_NUMBERS = [
   'maxConcurrency',
   'toolTimeoutMs',
   'outputBudgetBytes',
   'maxOutputTokens',
   'temperature',
+  'throwOnToolFailure',
+  'stopOnToolBlock',
 ] as const satisfies readonly (keyof AgentOptions & keyof PausedRunSettings)[];
 
 /** Options that a state cannot hold: a resume must give them again when the paused run had them. */
-const REQUIRED_AGAIN = ['hooks', 'injected', 'stopWhen', 'planner', 'providerOptions', 'policy'] as const;
+const REQUIRED_AGAIN = [
+  'hooks',
+  'injected',
+  'stopWhen',
+  'planner',
+  'providerOptions',
+  'policy',
+  'toolExecutor',
+  'compileMessages',
+  'stateSecret',
+] as const;
+
+/** The names a state's `run.requires` may list: the options above, and `toolChoice` when it was a policy function. */
+export const RESUME_REQUIRED_OPTIONS: ReadonlySet<string> = new Set<string>([
+  ...REQUIRED_AGAIN,
+  'toolChoice',
+]);
 
 /** The system prompt of a run: its base prompt, the leading system messages, then the strategic plan. */
 export function systemPromptOf(options: AgentOptions): string | undefined {
@@ -90,6 +110,7 @@ export function pausedRunSettings(
 export function resumedOptions(options: AgentOptions): AgentOptions {
   const saved = options.resume?.state.run;
   if (saved === undefined) return options;
+  // `requires` comes from the state: its names were checked against RESUME_REQUIRED_OPTIONS before this read.
   const missing = saved.requires.filter((name) => options[name as keyof AgentOptions] === undefined);
   const mismatched: string[] = [];
   if (options.task !== undefined || (options.messages ?? []).some((message) => message.role !== 'system')) {
@@ -107,8 +128,11 @@ export function resumedOptions(options: AgentOptions): AgentOptions {
   ) {
     mismatched.push('maxIdenticalToolCalls');
   }
+  // JSON writes Infinity (no deadline, no budget) as null: read it back as Infinity.
+  const savedValue = (name: (typeof SAVED_NUMBERS)[number]): unknown =>
+    (saved[name] as unknown) === null ? Number.POSITIVE_INFINITY : saved[name];
   for (const name of SAVED_NUMBERS) {
-    if (options[name] !== undefined && options[name] !== saved[name]) mismatched.push(name);
+    if (options[name] !== undefined && options[name] !== savedValue(name)) mismatched.push(name);
   }
   if (
     saved.toolChoice !== undefined &&
@@ -120,6 +144,7 @@ export function resumedOptions(options: AgentOptions): AgentOptions {
   }
   if (missing.length > 0 || mismatched.length > 0) {
     throw new InvalidResumeStateError({
+      reason: 'options',
       message:
         (missing.length > 0
           ? `The paused run had ${missing.join(', ')}, which a state cannot hold: give ${missing.length === 1 ? 'it' : 'them'} again to resume. `
@@ -145,7 +170,7 @@ export function resumedOptions(options: AgentOptions): AgentOptions {
   if (saved.systemPrompt !== undefined) resumed.systemPrompt = saved.systemPrompt;
   if (saved.toolChoice !== undefined && options.toolChoice === undefined)
     resumed.toolChoice = saved.toolChoice;
-  for (const name of SAVED_NUMBERS) if (saved[name] !== undefined) resumed[name] = saved[name];
+  for (const name of SAVED_NUMBERS) if (saved[name] !== undefined) resumed[name] = savedValue(name);
   return resumed as unknown as AgentOptions;
 }
 
@@ -157,6 +182,7 @@ export function assertResumedTools(options: AgentOptions, offered: readonly stri
   const missing = saved.tools.filter((name) => !available.has(name));
   if (missing.length > 0) {
     throw new InvalidResumeStateError({
+      reason: 'options',
       message: `The paused run offered ${missing.map((name) => `'${name}'`).join(', ')}, which the resume's tools lack.`,
       missingOptions: ['tools'],
     });

@@ -261,6 +261,10 @@ describe('runAgent: the loop', () => {
       {},
       { task: TASK, maxSteps: 0 },
       { task: TASK, maxIdenticalToolCalls: 1.5 },
+      // Values no timer can wait (Node fires them after 1 ms) are refused, as everywhere else.
+      { task: TASK, toolTimeoutMs: 2 ** 31 },
+      { task: TASK, toolTimeoutMs: Number.NaN },
+      { task: TASK, toolTimeoutMs: -1 },
       { task: TASK, toolChoice: 'sometimes' as never },
       { task: TASK, toolChoice: ToolChoice.tool('get_wether') },
       {

@@ -15,18 +15,32 @@ export interface ToolSelectionStats {
   readonly skipped: number;
 }
 
-/** Per-tool statistics, keyed by the tool name the model used (unknown names included). */
+/**
+ * Per-tool statistics, keyed by the tool name the model used (unknown names included). A null-prototype object:
+ * a name such as `__proto__`, `constructor` or `toString` is an ordinary own key, and a lookup of a name the model
+ * never used is `undefined` (read it with `Object.hasOwn` or `?.`, never through `in`).
+ */
 export type ToolStats = Readonly<Record<string, ToolSelectionStats>>;
 
 const EMPTY: ToolSelectionStats = { chosen: 0, succeeded: 0, failed: 0, invalid: 0, blocked: 0, skipped: 0 };
 
-/** Adds one call's outcome to the statistics. */
+/** An empty statistics record (null prototype), or a copy of `from` with each entry's fields. */
+export function createToolStats(from?: ToolStats): Record<string, ToolSelectionStats> {
+  const stats = Object.create(null) as Record<string, ToolSelectionStats>;
+  if (from !== undefined)
+    for (const name of Object.keys(from)) stats[name] = from[name] as ToolSelectionStats;
+  return stats;
+}
+
+/** Adds one call's outcome to the statistics (a record made by `createToolStats`). */
 export function recordToolOutcome(
   stats: Record<string, ToolSelectionStats>,
   toolName: string,
   outcome: ObservationStatus | 'invalid',
 ): void {
-  const current = stats[toolName] ?? EMPTY;
+  // Own properties only: a model-chosen name never reads an inherited value (`stats` has no prototype; this keeps
+  // it right for a plain record too).
+  const current = Object.hasOwn(stats, toolName) ? (stats[toolName] as ToolSelectionStats) : EMPTY;
   const field: keyof ToolSelectionStats =
     outcome === 'success'
       ? 'succeeded'
@@ -37,5 +51,12 @@ export function recordToolOutcome(
           : outcome === 'skipped' || outcome === 'aborted'
             ? 'skipped'
             : 'failed';
-  stats[toolName] = { ...current, chosen: current.chosen + 1, [field]: current[field] + 1 };
+  const next = { ...current, chosen: current.chosen + 1, [field]: current[field] + 1 };
+  // A data property, whatever the name: on a plain object, `stats['__proto__'] = ...` would replace its prototype.
+  Object.defineProperty(stats, toolName, {
+    value: next,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }

@@ -251,8 +251,16 @@ interface Observed {
   readonly skippedBy: Record<string, string>;
 }
 
+/**
+ * A record keyed by call ids (names a model or a script chose): no prototype, so `constructor` or `__proto__` is an
+ * ordinary key, written and read as own data.
+ */
+function idRecord<Value>(): Record<string, Value> {
+  return Object.create(null) as Record<string, Value>;
+}
+
 function emptyObserved(): Observed {
-  return { outputs: {}, errors: {}, skipped: {}, skippedBy: {} };
+  return { outputs: idRecord(), errors: idRecord(), skipped: idRecord(), skippedBy: idRecord() };
 }
 
 function view(observed: Observed): TaskOutputs {
@@ -283,19 +291,26 @@ function observedFromToolMessages(messages: ModelRequest['messages']): Observed 
 
 function observedFromPlanResult(content: string): TaskOutputs {
   const parsed = parseContent(content);
-  if (typeof parsed !== 'object' || parsed === null) return { outputs: {}, errors: {}, skipped: {} };
+  if (typeof parsed !== 'object' || parsed === null)
+    return { outputs: idRecord(), errors: idRecord(), skipped: idRecord() };
   const body = parsed as {
     results?: Record<string, unknown>;
     errors?: Record<string, unknown>;
     skipped?: Record<string, unknown>;
   };
-  const errors: Record<string, string> = {};
-  for (const [id, error] of Object.entries(body.errors ?? {})) {
+  const ownField = (name: 'results' | 'errors' | 'skipped'): Record<string, unknown> => {
+    const value = Object.hasOwn(body, name) ? body[name] : undefined;
+    return typeof value === 'object' && value !== null ? value : {};
+  };
+  const outputs = idRecord<unknown>();
+  for (const [id, output] of Object.entries(ownField('results'))) outputs[id] = output;
+  const errors = idRecord<string>();
+  for (const [id, error] of Object.entries(ownField('errors'))) {
     errors[id] = typeof error === 'string' ? error : JSON.stringify(error);
   }
-  const skipped: Record<string, string> = {};
-  for (const [id, reason] of Object.entries(body.skipped ?? {})) {
+  const skipped = idRecord<string>();
+  for (const [id, reason] of Object.entries(ownField('skipped'))) {
     skipped[id] = typeof reason === 'string' ? reason : JSON.stringify(reason);
   }
-  return { outputs: body.results ?? {}, errors, skipped };
+  return { outputs, errors, skipped };
 }
