@@ -1,3 +1,4 @@
+import { utf8ByteLength } from './bounded-text.js';
 /**
  * The one strict JSON reader for text a model, a tool or a server wrote (RFC 8259, safe on untrusted text). Moved
  * here from `@org/tools` so that providers, which import only this package, read model text with the same rules as
@@ -334,19 +335,7 @@ export interface ReadStrictJsonOptions {
 function utf8BytesOver(text: string, maximum: number): number | undefined {
   if (text.length > maximum) return text.length;
   if (text.length * 3 <= maximum) return undefined;
-  let bytes = 0;
-  for (let index = 0; index < text.length; index++) {
-    const unit = text.charCodeAt(index);
-    if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length) {
-      const next = text.charCodeAt(index + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        index++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
+  const bytes = utf8ByteLength(text);
   return bytes > maximum ? bytes : undefined;
 }
 

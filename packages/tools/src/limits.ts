@@ -1,4 +1,4 @@
-import { LimitExceededError, limitValueProblem } from '@org/core';
+import { LimitExceededError, limitValueProblem, utf8ByteLength } from '@org/core';
 import { InvalidToolOptionError } from './errors.js';
 
 /** Size limits applied to model-produced arguments before any recursive walk. */
@@ -65,30 +65,13 @@ export function countValues(value: unknown, maximum: number): number {
   return Math.min(count, maximum);
 }
 
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let index = 0; index < text.length; index++) {
-    const unit = text.charCodeAt(index);
-    if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length) {
-      const next = text.charCodeAt(index + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        index++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
-}
-
 /**
  * Checks the size and the nesting depth of JSON text with one linear, non-recursive scan (strings are skipped, so
  * brackets inside them do not count). Throws `LimitExceededError`.
  */
 export function assertTextWithinLimits(text: string, limits: Required<ArgumentLimits>): void {
   // Every UTF-16 unit is at least one UTF-8 byte, so a long enough string is over the limit without counting.
-  const bytes = text.length > limits.maxBytes ? text.length : utf8Length(text);
+  const bytes = text.length > limits.maxBytes ? text.length : utf8ByteLength(text);
   if (bytes > limits.maxBytes) {
     throw new LimitExceededError({
       limit: 'argumentsBytes',
