@@ -352,7 +352,11 @@ function assertAnalytic(task, mode, run) {
   // A model that declares strict schemas gets each tool in the strict dialect where it can be (issue 19 item 5).
   else {
     const target = model.capabilities.strictSchemas ? 'openai-strict' : 'json-schema';
-    assert.deepEqual(first.tools, registry.specs({ target }), `${label}: the tool specs sent are the registry's`);
+    assert.deepEqual(
+      first.tools,
+      registry.specs({ target }),
+      `${label}: the tool specs sent are the registry's`,
+    );
   }
   const prefix = countRequestTokens({ messages: first.messages, tools: first.tools ?? [] });
   const deltas = stepDeltas(result.messages);
