@@ -6,6 +6,7 @@ import {
   assertToolChoiceOffered,
   EMPTY_USAGE,
   eventErrorOf,
+  limitValueProblem,
   type Message,
   OrgError,
   type RunEvent,
@@ -124,6 +125,13 @@ function prepare(options: AgentOptions): {
       : timerDelayProblem(options.toolTimeoutMs, { infinity: true });
   if (timeoutProblem !== undefined) {
     throw new InvalidAgentOptionsError({ option: 'toolTimeoutMs', message: timeoutProblem });
+  }
+  const budgetProblem =
+    options.outputBudgetBytes === undefined
+      ? undefined
+      : limitValueProblem(options.outputBudgetBytes, { minimum: 0, infinity: true });
+  if (budgetProblem !== undefined) {
+    throw new InvalidAgentOptionsError({ option: 'outputBudgetBytes', message: budgetProblem });
   }
   if (options.policy !== undefined && options.toolChoice !== undefined) {
     throw new InvalidAgentOptionsError({

@@ -265,6 +265,7 @@ describe('runAgent: the loop', () => {
       { task: TASK, toolTimeoutMs: 2 ** 31 },
       { task: TASK, toolTimeoutMs: Number.NaN },
       { task: TASK, toolTimeoutMs: -1 },
+      { task: TASK, outputBudgetBytes: Number.NaN },
       { task: TASK, toolChoice: 'sometimes' as never },
       { task: TASK, toolChoice: ToolChoice.tool('get_wether') },
       {

@@ -111,6 +111,35 @@ describe('runAgent: the tool executor seam', () => {
     ]);
   });
 
+  it("cuts what a custom executor returns to the run's output budget, as the default executor does", async () => {
+    const huge: ToolExecutor = {
+      async execute(actions) {
+        return actions.map((action) => ({
+          actionId: action.id,
+          toolName: action.toolName,
+          status: 'success' as const,
+          output: 'x'.repeat(2_000_000),
+          durationMs: 1,
+        }));
+      },
+    };
+    const model = createScriptedModel({
+      script: [{ toolCalls: [weatherCall('Paris', 'p')] }, { text: 'Done.' }],
+    });
+    const result = await runAgent({
+      model,
+      tools: weatherTools([]),
+      task: TASK,
+      toolExecutor: huge,
+      outputBudgetBytes: 10_000,
+    });
+    expect(result.finishReason).toBe('final-answer');
+    expect(result.observations[0]).toMatchObject({ status: 'success', truncated: true });
+    const toolMessage = model.requests[1]?.messages.find((message) => message.role === 'tool');
+    expect(toolMessage?.content.length).toBeLessThanOrEqual(10_000);
+    expect(toolMessage?.content).toContain('truncated');
+  });
+
   it('refuses a custom executor result that does not answer each action once, with a typed error and a valid history', async () => {
     const cases: { result: unknown; fragment: string }[] = [
       { result: undefined, fragment: 'expected an array' },

@@ -1,5 +1,11 @@
 import { type Action, errorMessageOf, type ObservationStatus, type RunEvent } from '@org/core';
-import { executeActions, type ToolObservation, type ToolRegistry, type ToolRunView } from '@org/tools';
+import {
+  executeActions,
+  serializeOutput,
+  type ToolObservation,
+  type ToolRegistry,
+  type ToolRunView,
+} from '@org/tools';
 import type { AgentHooks } from './agent-types.js';
 import { InvalidToolExecutorResultError } from './errors.js';
 
@@ -144,8 +150,18 @@ export async function executeWithCustomExecutor(
     for (const action of actions) close(executorFailure(action, error));
     throw error;
   }
-  for (const observation of observations) close(observation);
-  return observations;
+  // What the executor returned reaches the model within the run's output budget, as the default executor's does.
+  const bounded = observations.map((observation) => withinBudget(observation, context.outputBudgetBytes));
+  for (const observation of bounded) close(observation);
+  return bounded;
+}
+
+/** The observation with its output cut to the budget (with the marker), when it does not fit. */
+function withinBudget(observation: ToolObservation, budgetBytes: number | undefined): ToolObservation {
+  if (observation.output === undefined) return observation;
+  const serialized = serializeOutput(observation.output, budgetBytes);
+  if (!serialized.truncated) return observation;
+  return { ...observation, output: serialized.output, truncated: true };
 }
 
 /** The observation answering a call the executor could not: it threw, or broke its contract. */

@@ -152,6 +152,19 @@ describe('executeAction', () => {
     });
   });
 
+  it('refuses an output budget that would switch the budget off (NaN) or make no sense (negative)', async () => {
+    const registry = new ToolRegistry([simple('echo', () => 'hi')]);
+    for (const outputBudgetBytes of [Number.NaN, -1, 1.5]) {
+      await expect(executeAction(registry, action('echo'), { outputBudgetBytes })).rejects.toMatchObject({
+        code: 'invalid_tool_option',
+        option: 'outputBudgetBytes',
+      });
+    }
+    expect(await executeAction(registry, action('echo'), { outputBudgetBytes: 0 })).toMatchObject({
+      status: 'success',
+    });
+  });
+
   it('names the reason given to abort(reason) in the message the model reads', async () => {
     const registry = new ToolRegistry([
       simple(

@@ -2,6 +2,7 @@ import {
   type Action,
   abortReasonOf,
   errorMessageOf,
+  limitValueProblem,
   type Observation,
   type ObservationError,
   type ObservationStatus,
@@ -453,6 +454,12 @@ async function runAction(
   if (options.timeoutMs !== undefined) {
     const problem = timeoutProblem(options.timeoutMs);
     if (problem !== undefined) throw new InvalidToolOptionError({ option: 'timeoutMs', reason: problem });
+  }
+  if (options.outputBudgetBytes !== undefined) {
+    // NaN would switch the budget off (every `size > budget` is false): the one limit rule of @org/core.
+    const problem = limitValueProblem(options.outputBudgetBytes, { minimum: 0, infinity: true });
+    if (problem !== undefined)
+      throw new InvalidToolOptionError({ option: 'outputBudgetBytes', reason: problem });
   }
   const now = options.now ?? Date.now;
   const started = now();
