@@ -1,6 +1,7 @@
 import type { Adjustment } from './adjustment.js';
 import { ProviderError } from './errors.js';
 import type { ModelResponse, StreamPart } from './language-model.js';
+import type { ReasoningPart } from './message.js';
 import type { ToolCall } from './tool-call.js';
 
 /**
@@ -14,6 +15,7 @@ import type { ToolCall } from './tool-call.js';
 export async function collectStream(stream: AsyncIterable<StreamPart>): Promise<ModelResponse> {
   let text = '';
   const toolCalls: ToolCall[] = [];
+  const reasoning: ReasoningPart[] = [];
   for await (const part of stream) {
     switch (part.type) {
       case 'text-delta':
@@ -22,6 +24,9 @@ export async function collectStream(stream: AsyncIterable<StreamPart>): Promise<
       case 'tool-call':
         toolCalls.push(part.toolCall);
         break;
+      case 'reasoning':
+        reasoning.push(part.reasoning);
+        break;
       case 'error':
         throw part.error;
       case 'finish': {
@@ -29,6 +34,7 @@ export async function collectStream(stream: AsyncIterable<StreamPart>): Promise<
         return {
           text,
           toolCalls,
+          ...(reasoning.length === 0 ? {} : { reasoning }),
           finishReason: part.finishReason,
           usage: part.usage,
           adjustments,

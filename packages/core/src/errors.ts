@@ -19,6 +19,8 @@ export type CoreErrorCode =
   | 'timeout'
   | 'aborted'
   | 'limit_exceeded'
+  | 'content_too_large'
+  | 'structured_output_failed'
   | 'invalid_provider_options';
 
 /** Any error code: the core ones, autocompleted, or a code added by another package. */
@@ -425,6 +427,46 @@ export class LimitExceededError extends OrgError {
   }
 }
 brandError(LimitExceededError, 'LimitExceededError');
+
+/**
+ * An image or file is larger than the provider accepts (`assertContentWithinLimits`), checked before anything is
+ * sent. Nothing is cut: resize or split the content, or send it by URL.
+ */
+export class ContentTooLargeError extends OrgError {
+  readonly provider: string;
+  /** The message holding the part, as an index of the request's messages. */
+  readonly messageIndex: number;
+  readonly partIndex: number;
+  /** `image` or `file`; `total` when the parts of one request together exceed the provider's limit. */
+  readonly kind: 'image' | 'file' | 'total';
+  /** Decoded bytes of the part (or of the request's inline media so far, for `total`). */
+  readonly bytes: number;
+  readonly limit: number;
+
+  constructor(options: {
+    provider: string;
+    messageIndex: number;
+    partIndex: number;
+    kind: 'image' | 'file' | 'total';
+    bytes: number;
+    limit: number;
+  }) {
+    const what =
+      options.kind === 'total'
+        ? `The inline images and files of this request (${options.bytes} bytes at part ${options.partIndex} of message ${options.messageIndex})`
+        : `The ${options.kind} at part ${options.partIndex} of message ${options.messageIndex} (${options.bytes} bytes)`;
+    super('content_too_large', {
+      message: `${what} exceed ${options.provider}'s limit of ${options.limit} bytes. Resize or split it, or send it by URL.`,
+    });
+    this.provider = options.provider;
+    this.messageIndex = options.messageIndex;
+    this.partIndex = options.partIndex;
+    this.kind = options.kind;
+    this.bytes = options.bytes;
+    this.limit = options.limit;
+  }
+}
+brandError(ContentTooLargeError, 'ContentTooLargeError');
 
 /** JSON kept of a thrown value that is not an error (its description in a message). */
 const MAX_THROWN_JSON_BYTES = 64_000;

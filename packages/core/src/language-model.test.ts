@@ -151,7 +151,14 @@ describe('usage', () => {
   it('types the contract precisely', () => {
     expectTypeOf<Usage['cachedInputTokens']>().toEqualTypeOf<number | undefined>();
     expectTypeOf<StreamPart['type']>().toEqualTypeOf<
-      'text-delta' | 'tool-call-start' | 'tool-call-delta' | 'tool-call' | 'finish' | 'error'
+      | 'text-delta'
+      | 'reasoning-delta'
+      | 'reasoning'
+      | 'tool-call-start'
+      | 'tool-call-delta'
+      | 'tool-call'
+      | 'finish'
+      | 'error'
     >();
     expectTypeOf<LanguageModel['stream']>().returns.toEqualTypeOf<AsyncIterable<StreamPart>>();
     expectTypeOf<ReturnType<LanguageModel['generate']>>().toEqualTypeOf<Promise<ModelResponse>>();

@@ -1,6 +1,7 @@
 import type { Adjustment } from './adjustment.js';
 import { UnsupportedSpecificationVersionError } from './errors.js';
-import type { Message } from './message.js';
+import type { JsonSchema } from './json.js';
+import type { Message, ReasoningPart } from './message.js';
 import type { ModelCapabilities } from './model-capabilities.js';
 import type { ToolCall, ToolSpec } from './tool-call.js';
 import type { ToolChoice } from './tool-choice.js';
@@ -45,12 +46,30 @@ export interface ModelRequest {
   readonly providerOptions?: ProviderOptions;
   /** Attach the provider's raw response to the result (`rawResponse`). */
   readonly includeRawResponse?: boolean;
+  /**
+   * Ask for a final answer that is JSON matching `schema`. Sent natively where the model declares
+   * `capabilities.structuredOutput`; a request with it to a model without that capability fails with
+   * `InvalidRequestError` (the agent loop uses a final tool call there instead).
+   */
+  readonly responseFormat?: ResponseFormat;
+}
+
+/** A JSON final answer matching a schema (`ModelRequest.responseFormat`). */
+export interface ResponseFormat {
+  readonly type: 'json';
+  /** A name for the schema, as providers require one (`[A-Za-z0-9_-]{1,64}`). */
+  readonly name: string;
+  readonly description?: string;
+  /** The JSON Schema of the answer; adapters convert it to their dialect (`openai-strict`). */
+  readonly schema: JsonSchema;
 }
 
 /** A model's complete answer. */
 export interface ModelResponse {
   readonly text: string;
   readonly toolCalls: readonly ToolCall[];
+  /** The answer's reasoning, in order, when the model reasoned and the provider returned it (even if only encrypted). */
+  readonly reasoning?: readonly ReasoningPart[];
   readonly finishReason: FinishReason;
   /** The provider's own finish reason, e.g. `end_turn`, `tool_use`, `max_tokens`. */
   readonly rawFinishReason?: string;
@@ -67,6 +86,21 @@ export interface ModelResponse {
 export interface TextDeltaPart {
   readonly type: 'text-delta';
   readonly delta: string;
+}
+
+/** A piece of reasoning text, as the model thinks. */
+export interface ReasoningDeltaPart {
+  readonly type: 'reasoning-delta';
+  readonly delta: string;
+}
+
+/**
+ * One complete reasoning part (its text, and its signature or encrypted data), emitted once it has ended, after its
+ * `reasoning-delta` parts. This is what is sent back to the provider on the next turn.
+ */
+export interface ReasoningStreamPart {
+  readonly type: 'reasoning';
+  readonly reasoning: ReasoningPart;
 }
 
 /** A tool call begins; its arguments follow in `tool-call-delta` parts. */
@@ -108,6 +142,8 @@ export interface ErrorPart {
 /** The parts of a model stream, discriminated by `type`. */
 export type StreamPart =
   | TextDeltaPart
+  | ReasoningDeltaPart
+  | ReasoningStreamPart
   | ToolCallStartPart
   | ToolCallDeltaPart
   | ToolCallPart

@@ -1,5 +1,62 @@
-import { InvalidMessageHistoryError } from './errors.js';
+import { ContentTooLargeError, InvalidMessageHistoryError } from './errors.js';
 import type { ToolCall } from './tool-call.js';
+
+/** A piece of text among a message's content parts. */
+export interface TextContentPart {
+  readonly type: 'text';
+  readonly text: string;
+}
+
+/**
+ * An image: inline base64 `data` with its `mediaType` (`image/png`, `image/jpeg`, `image/gif`, `image/webp`), or a
+ * `url` the provider fetches itself.
+ */
+export type ImageContentPart =
+  | { readonly type: 'image'; readonly mediaType: string; readonly data: string; readonly url?: never }
+  | { readonly type: 'image'; readonly url: string; readonly mediaType?: string; readonly data?: never };
+
+/** A document (a PDF, a text file): inline base64 `data` or a `url`, with its `mediaType` and an optional name. */
+export type FileContentPart =
+  | {
+      readonly type: 'file';
+      readonly mediaType: string;
+      readonly data: string;
+      readonly url?: never;
+      readonly filename?: string;
+    }
+  | {
+      readonly type: 'file';
+      readonly url: string;
+      readonly mediaType: string;
+      readonly data?: never;
+      readonly filename?: string;
+    };
+
+/** One part of a user message or of a tool result. */
+export type ContentPart = TextContentPart | ImageContentPart | FileContentPart;
+
+/** What a user message or a tool result carries: plain text, or parts (text, images, files) in order. */
+export type MessageContent = string | readonly ContentPart[];
+
+/**
+ * The model's reasoning of one turn, kept so it can be sent back exactly as the provider requires across tool turns.
+ * Only the provider that produced it reads its opaque fields; other providers drop the part (and report it).
+ */
+export interface ReasoningPart {
+  readonly type: 'reasoning';
+  /** The provider that produced it (`anthropic`, `openai`, `bedrock`, ...). */
+  readonly provider: string;
+  /** The reasoning text the provider showed; `''` when it was withheld (redacted or encrypted). */
+  readonly text: string;
+  /** The signature that proves the text unaltered (Anthropic thinking, Bedrock reasoningText). */
+  readonly signature?: string;
+  /** Reasoning the provider withheld, sent back verbatim (Anthropic `redacted_thinking`, Bedrock `redactedContent`). */
+  readonly redactedData?: string;
+  /** The provider's id of the reasoning item (OpenAI Responses `rs_...`). */
+  readonly id?: string;
+  /** Reasoning encrypted by the provider, sent back verbatim (OpenAI `encrypted_content`). */
+  readonly encryptedContent?: string;
+}
 
 /** Instructions for the model. */
 export interface SystemMessage {
@@ -7,17 +64,19 @@ export interface SystemMessage {
   readonly content: string;
 }
 
-/** What the user said. */
+/** What the user said: text, or parts (text, images, files). */
 export interface UserMessage {
   readonly role: 'user';
-  readonly content: string;
+  readonly content: MessageContent;
 }
 
-/** What the model said: text, tool calls, or both. */
+/** What the model said: text, tool calls, or both, and the reasoning that led there. */
 export interface AssistantMessage {
   readonly role: 'assistant';
   readonly content: string;
   readonly toolCalls?: readonly ToolCall[];
+  /** The turn's reasoning, in order, as the provider returned it (sent back with the tool results). */
+  readonly reasoning?: readonly ReasoningPart[];
 }
 
 /** The result of one tool call, answering the assistant's call with the same id. */
@@ -25,9 +84,84 @@ export interface ToolMessage {
   readonly role: 'tool';
   readonly toolCallId: string;
   readonly toolName: string;
-  readonly content: string;
+  /** Text, or parts: a tool may return an image or a file beside its text. */
+  readonly content: MessageContent;
   /** The tool failed (or was refused); providers mark such results (`is_error`, `status: 'error'`). */
   readonly isError?: boolean;
+}
+
+/**
+ * The text of a message's content: the string itself, or its text parts joined, with each image or file named in
+ * brackets (`[image image/png]`), for token estimates, logs and text-only paths.
+ *
+ * @example
+ * contentText([{ type: 'text', text: 'What is this?' }, { type: 'image', mediaType: 'image/png', data }]);
+ * // 'What is this?\n[image image/png]'
+ */
+export function contentText(content: MessageContent): string {
+  if (typeof content === 'string') return content;
+  return content
+    .map((part) => {
+      if (part.type === 'text') return part.text;
+      const label = part.type === 'file' && part.filename !== undefined ? ` ${part.filename}` : '';
+      return `[${part.type}${label} ${part.mediaType ?? 'from a URL'}]`;
+    })
+    .join('\n');
+}
+
+/** Size limits of media parts, in bytes of decoded data. */
+export interface ContentLimits {
+  /** Largest image. */
+  readonly maxImageBytes: number;
+  /** Largest file. */
+  readonly maxFileBytes: number;
+  /** Largest total of the inline media of one request. */
+  readonly maxTotalBytes?: number;
+}
+
+/** The decoded size of base64 text, without decoding it. */
+export function base64ByteLength(data: string): number {
+  let padding = 0;
+  if (data.endsWith('==')) padding = 2;
+  else if (data.endsWith('=')) padding = 1;
+  return Math.floor((data.length * 3) / 4) - padding;
+}
+
+/**
+ * Checks every inline image and file of the messages against a provider's limits, before anything is sent. Throws
+ * `ContentTooLargeError` naming the message, the part, its size and the limit; nothing is cut.
+ *
+ * @example
+ * assertContentWithinLimits(request.messages, { maxImageBytes: 5 * 1024 * 1024, maxFileBytes: 32 * 1024 * 1024 }, 'anthropic');
+ */
+export function assertContentWithinLimits(
+  messages: readonly Message[],
+  limits: ContentLimits,
+  provider: string,
+): void {
+  let total = 0;
+  messages.forEach((message, messageIndex) => {
+    if ((message.role !== 'user' && message.role !== 'tool') || typeof message.content === 'string') return;
+    message.content.forEach((part, partIndex) => {
+      if (part.type === 'text' || part.data === undefined) return;
+      const bytes = base64ByteLength(part.data);
+      const limit = part.type === 'image' ? limits.maxImageBytes : limits.maxFileBytes;
+      total += bytes;
+      if (bytes > limit) {
+        throw new ContentTooLargeError({ provider, messageIndex, partIndex, kind: part.type, bytes, limit });
+      }
+      if (limits.maxTotalBytes !== undefined && total > limits.maxTotalBytes) {
+        throw new ContentTooLargeError({
+          provider,
+          messageIndex,
+          partIndex,
+          kind: 'total',
+          bytes: total,
+          limit: limits.maxTotalBytes,
+        });
+      }
+    });
+  });
 }
 
 /** One message of a conversation, discriminated by `role`. */

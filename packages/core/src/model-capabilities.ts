@@ -23,6 +23,8 @@ export interface ModelCapabilities {
   readonly strictSchemas: boolean;
   /** Whether `stream()` streams natively (rather than yielding one generated response). */
   readonly streaming: boolean;
+  /** Whether the provider constrains a final answer to a JSON Schema natively (`ModelRequest.responseFormat`). */
+  readonly structuredOutput?: boolean;
 }
 
 /** A partial override of capabilities, as users pass it in model settings. */
@@ -32,6 +34,7 @@ export interface ModelCapabilitiesOverride {
   readonly parallelToolCalls?: boolean;
   readonly strictSchemas?: boolean;
   readonly streaming?: boolean;
+  readonly structuredOutput?: boolean;
 }
 
 /**
@@ -51,6 +54,9 @@ export function mergeCapabilities(
     parallelToolCalls: override.parallelToolCalls ?? base.parallelToolCalls,
     strictSchemas: override.strictSchemas ?? base.strictSchemas,
     streaming: override.streaming ?? base.streaming,
+    ...((override.structuredOutput ?? base.structuredOutput) === undefined
+      ? {}
+      : { structuredOutput: override.structuredOutput ?? base.structuredOutput }),
   };
 }
 

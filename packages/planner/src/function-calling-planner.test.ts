@@ -1,4 +1,4 @@
-import { assertToolCallPairing, type RunEvent, type ToolMessage } from '@org/core';
+import { assertToolCallPairing, contentText, type RunEvent, type ToolMessage } from '@org/core';
 import { countTokens, createScriptedModel } from '@org/provider-scripted';
 import { defineTool, ToolRegistry } from '@org/tools';
 import { describe, expect, it } from 'vitest';
@@ -44,7 +44,9 @@ describe('createFunctionCallingPlanner', () => {
     expect(first?.tools).toEqual(tools.specs({ target: 'openai-strict' }));
     expect(first?.toolChoice).toEqual({ type: 'auto' });
     expect(second?.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool']);
-    expect(JSON.parse((second?.messages[3] as ToolMessage | undefined)?.content ?? 'null')).toEqual(PARIS);
+    expect(
+      JSON.parse(contentText((second?.messages[3] as ToolMessage | undefined)?.content ?? 'null')),
+    ).toEqual(PARIS);
   });
 
   it('adds the strategic plan block to the system prompt, cut to the configured length with a visible mark', async () => {
@@ -61,7 +63,7 @@ describe('createFunctionCallingPlanner', () => {
       maxStrategicPlanCharacters: 120,
       task: TASK,
     });
-    const system = model.requests[0]?.messages[0]?.content ?? '';
+    const system = contentText(model.requests[0]?.messages[0]?.content ?? '');
     expect(system.startsWith(`${SYSTEM_PROMPT}\n\nStrategic plan (JSON, cut to its first 120 of`)).toBe(true);
     expect(system).toContain(JSON.stringify(strategicPlan, null, 2).slice(0, 120));
     expect(system).toContain('[... plan cut ...]');

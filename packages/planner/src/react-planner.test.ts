@@ -1,4 +1,4 @@
-import { type RunEvent, ToolChoice } from '@org/core';
+import { contentText, type RunEvent, ToolChoice } from '@org/core';
 import { createScriptedModel } from '@org/provider-scripted';
 import { describe, expect, it } from 'vitest';
 import {
@@ -55,7 +55,9 @@ describe('createReActPlanner', () => {
       },
       { role: 'user', content: expect.stringMatching(/^Observation: /) },
     ]);
-    expect(JSON.parse((second?.messages[3]?.content ?? '').replace('Observation: ', ''))).toEqual(PARIS);
+    expect(JSON.parse(contentText(second?.messages[3]?.content ?? '').replace('Observation: ', ''))).toEqual(
+      PARIS,
+    );
   });
 
   it('asks for the text form when configured, and can keep the model’s own text in the history', async () => {

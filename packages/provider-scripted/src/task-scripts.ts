@@ -1,4 +1,4 @@
-import type { Message, ModelRequest } from '@org/core';
+import { contentText, type Message, type ModelRequest } from '@org/core';
 import { InvalidScriptError } from './errors.js';
 import type { ScriptedTurn, ScriptFunction } from './scripted-model.js';
 import { referencedCallIds, resolveTaskReferences } from './task-references.js';
@@ -181,7 +181,7 @@ export function createTaskScripts(options: TaskScriptOptions): TaskScripts {
 
   const react: ScriptFunction = (request) => {
     const observations = request.messages.filter(
-      (message) => message.role === 'user' && message.content.startsWith('Observation: '),
+      (message) => message.role === 'user' && contentText(message.content).startsWith('Observation: '),
     );
     const observed = emptyObserved();
     let seen = 0;
@@ -194,7 +194,7 @@ export function createTaskScripts(options: TaskScriptOptions): TaskScripts {
         break;
       }
       seen++;
-      record(observed, call.id, observation.content.slice('Observation: '.length));
+      record(observed, call.id, contentText(observation.content).slice('Observation: '.length));
     }
     if (next === undefined) {
       return {
@@ -230,7 +230,7 @@ export function createTaskScripts(options: TaskScriptOptions): TaskScripts {
         ],
       };
     }
-    return { text: options.answer(observedFromPlanResult(result.content)) };
+    return { text: options.answer(observedFromPlanResult(contentText(result.content))) };
   };
 
   return {
@@ -284,7 +284,7 @@ function observedFromToolMessages(messages: ModelRequest['messages']): Observed 
   const observed = emptyObserved();
   for (const message of messages as readonly Message[]) {
     if (message.role === 'tool')
-      record(observed, message.toolCallId, message.content, message.isError === true);
+      record(observed, message.toolCallId, contentText(message.content), message.isError === true);
   }
   return observed;
 }

@@ -1,4 +1,4 @@
-import type { Message, ModelRequest, ToolCall, ToolSpec } from '@org/core';
+import { contentText, type Message, type ModelRequest, type ToolCall, type ToolSpec } from '@org/core';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200kBase from 'js-tiktoken/ranks/o200k_base';
 
@@ -94,7 +94,7 @@ export function countMessageTokens(message: Message): number {
   const calls = message.role === 'assistant' ? (message.toolCalls ?? []) : [];
   return (
     MESSAGE_OVERHEAD_TOKENS +
-    countTokens(message.content) +
+    countTokens(contentText(message.content)) +
     calls.reduce((sum, call) => sum + countToolCallTokens(call), 0)
   );
 }

@@ -1,4 +1,4 @@
-import type { Message, ModelRequest } from '@org/core';
+import { contentText, type Message, type ModelRequest } from '@org/core';
 import type { ScriptedTurn, ScriptFunction } from '@org/provider-scripted';
 import { defineTool, ToolRegistry } from '@org/tools';
 import { z } from 'zod';
@@ -42,8 +42,10 @@ export const EXPECTED_ANSWER = 'Rome is warmer than Paris (24°C vs 18°C).';
 /** The final turn of every mode: the answer read from the comparison the tools produced, not scripted. */
 export const answerFromLastObservation: ScriptFunction = (request: ModelRequest): ScriptedTurn => {
   const last: Message | undefined = request.messages.at(-1);
-  const sentence = /([A-Z][a-z]+ is warmer than [A-Z][a-z]+ \(\d+°C vs \d+°C\)\.)/.exec(last?.content ?? '');
-  return { text: sentence?.[1] ?? `No comparison found in: ${last?.content ?? '(nothing)'}` };
+  const sentence = /([A-Z][a-z]+ is warmer than [A-Z][a-z]+ \(\d+°C vs \d+°C\)\.)/.exec(
+    contentText(last?.content ?? ''),
+  );
+  return { text: sentence?.[1] ?? `No comparison found in: ${contentText(last?.content ?? '(nothing)')}` };
 };
 
 /** ReAct decisions as JSON text. */
