@@ -48,7 +48,8 @@ import {
   copyResumeState,
   readDecisions,
 } from './resume-state.js';
-import { defaultResumeTokenStore, newResumeToken } from './resume-token-store.js';
+import { defaultResumeTokenStore } from './resume-token-store.js';
+import { inProcessRunEffects } from './run-effects.js';
 import { createRunView } from './run-view.js';
 import { sealState, stateSecretKeys, verifyStateSeal } from './state-seal.js';
 import { observationErrorOf } from './tool-calls-to-actions.js';
@@ -64,7 +65,6 @@ import { createToolStats, recordToolOutcome, type ToolSelectionStats } from './t
 const DEFAULT_MAX_STEPS = 10;
 const DEFAULT_MAX_IDENTICAL_CALLS = 3;
 const DEFAULT_MAX_CONCURRENCY = 8;
-let runCounter = 0;
 
 interface RunState {
   step: number;
@@ -226,7 +226,10 @@ export async function executeRun(
   const setup = prepare(options);
   assertResumedTools(options, setup.registry.names());
   const { registry, planner, systemPrompt, maxSteps, maxIdenticalCalls, stopConditions } = setup;
-  const now = (): number => (options.clock ?? Date).now();
+  // Every nondeterministic effect goes through one interface, so a durable runtime can journal and replay it.
+  const effects = options.effects ?? inProcessRunEffects(options.clock);
+  const now = (): number => effects.now();
+  const toolExecutor = effects.toolExecutor ?? options.toolExecutor;
   const deliver = (event: RunEvent): void => {
     if (listener === undefined) return;
     try {
@@ -247,7 +250,7 @@ export async function executeRun(
     }
   };
   const resume = options.resume;
-  const runId = resume?.state.runId ?? options.runId ?? `run_${++runCounter}`;
+  const runId = resume?.state.runId ?? options.runId ?? effects.newId('run');
   const state: RunState = resume
     ? restoreState(resume.state, maxIdenticalCalls)
     : {
@@ -443,9 +446,9 @@ export async function executeRun(
       };
       try {
         executed =
-          options.toolExecutor === undefined
+          toolExecutor === undefined
             ? await defaultToolExecutor.execute(runnable, executorContext)
-            : await executeWithCustomExecutor(options.toolExecutor, runnable, executorContext);
+            : await executeWithCustomExecutor(toolExecutor, runnable, executorContext);
       } catch (error) {
         // The step is still recorded, each call answered, so the conversation stays valid; then the run ends.
         executorError = error;
@@ -641,6 +644,10 @@ export async function executeRun(
         providerOptions: options.providerOptions,
         emit,
         now,
+        callModel: (request, purpose, index) =>
+          effects.callModel({ runId, step: context.step, index, purpose, request }, () =>
+            options.model.generate(request),
+          ),
       };
       const stepStartedAt = now();
       const turn = await planner.plan(context);
@@ -678,7 +685,7 @@ export async function executeRun(
         const unsealed: AgentState = {
           version: 1,
           runId,
-          resumeToken: newResumeToken(),
+          resumeToken: effects.newId('resume-token'),
           step: state.step,
           history: [...state.history],
           steps: [...state.steps],

@@ -15,6 +15,7 @@ import type { MessageCompiler, StepMessages } from './message-compiler.js';
 import type { InferenceRecord, Planner, PlannerTurn } from './planner.js';
 import type { PausedRunSettings } from './resume-options.js';
 import type { ResumeTokenStore } from './resume-token-store.js';
+import type { RunEffects } from './run-effects.js';
 import type { StateSecret } from './state-seal.js';
 import type { ToolChoicePolicy } from './tool-choice-policy.js';
 import type { ToolExecutor } from './tool-executor.js';
@@ -232,6 +233,13 @@ export interface AgentOptions {
    * read, so any `Clock` from `@org/core` (or an object with just `now`) fits.
    */
   readonly clock?: Pick<Clock, 'now'>;
+  /**
+   * Where the run's nondeterministic effects happen: model calls, tool calls, time and generated ids (see
+   * `RunEffects`). Default: in this process (`inProcessRunEffects(clock)`). A durable runtime such as `@org/restate`
+   * gives its own, journaling each effect so a crashed run resumes without repeating one. Its `toolExecutor`, when
+   * set, takes the place of `toolExecutor`.
+   */
+  readonly effects?: RunEffects;
   readonly runId?: string;
   readonly maxOutputTokens?: number;
   readonly temperature?: number;

@@ -53,6 +53,7 @@ export {
   type ResumeTokenStore,
 } from './resume-token-store.js';
 export { runAgent } from './run-agent.js';
+export { inProcessRunEffects, type ModelCallInfo, type RunEffects, type RunIdKind } from './run-effects.js';
 export type { StateSecret } from './state-seal.js';
 export { type AgentStream, streamAgent } from './stream-agent.js';
 export { buildSystemPrompt, DEFAULT_MAX_STRATEGIC_PLAN_CHARACTERS } from './system-prompt.js';

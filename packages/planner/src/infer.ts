@@ -27,7 +27,10 @@ export async function infer(
   // The finished event is built inside the try: a malformed response (a broken adapter) fails the call too,
   // rather than leaving its start without an end.
   try {
-    response = await context.model.generate(request);
+    response =
+      context.callModel === undefined
+        ? await context.model.generate(request)
+        : await context.callModel(request, purpose, callIndex(context));
     finishedAt = context.now();
     context.emit({
       type: 'inference-finished',
@@ -78,4 +81,13 @@ export function requestSettings(
     ...(context.temperature === undefined ? {} : { temperature: context.temperature }),
     ...(context.providerOptions === undefined ? {} : { providerOptions: context.providerOptions }),
   };
+}
+
+// How many model calls each planning context has made: a step's calls are numbered for the run's effects.
+const callsByContext = new WeakMap<PlanningContext, number>();
+
+function callIndex(context: PlanningContext): number {
+  const index = callsByContext.get(context) ?? 0;
+  callsByContext.set(context, index + 1);
+  return index;
 }

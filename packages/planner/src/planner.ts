@@ -4,6 +4,8 @@ import type {
   FinishReason,
   LanguageModel,
   Message,
+  ModelRequest,
+  ModelResponse,
   ProviderOptions,
   RunEvent,
   ToolCall,
@@ -36,6 +38,15 @@ export interface PlanningContext {
   emit(event: RunEvent): void;
   /** The run's clock (milliseconds). */
   now(): number;
+  /**
+   * Makes one model call of this step through the run's effects (`RunEffects.callModel`: in process, or journaled by
+   * a durable runtime). `index` is the call's place among the step's calls. Absent: `infer` calls the model directly.
+   */
+  callModel?(
+    request: ModelRequest,
+    purpose: InferenceRecord['purpose'],
+    index: number,
+  ): Promise<ModelResponse>;
 }
 
 /** One model call made while planning a step. */

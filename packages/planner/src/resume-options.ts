@@ -48,6 +48,7 @@ const REQUIRED_AGAIN = [
   'providerOptions',
   'policy',
   'toolExecutor',
+  'effects',
   'compileMessages',
   'stateSecret',
 ] as const;
