@@ -84,6 +84,41 @@ export interface InferenceFinishedEvent extends EventBase {
 }
 
 /**
+ * A piece of the model's answer text, as it streams (the loop drives `model.stream()` when the model declares
+ * `capabilities.streaming`). Deltas are redacted of secrets like every text an event carries; a delta is held back
+ * until its word is complete so a secret split across deltas is still caught. Their concatenation is the step's text
+ * as redacted in `inference-finished`.
+ */
+export interface TextDeltaEvent extends EventBase {
+  readonly type: 'text-delta';
+  readonly step: number;
+  readonly delta: string;
+}
+
+/** A piece of the model's reasoning text, as it streams (redacted like `text-delta`). */
+export interface ReasoningDeltaEvent extends EventBase {
+  readonly type: 'reasoning-delta';
+  readonly step: number;
+  readonly delta: string;
+}
+
+/** The model began writing a tool call; its arguments follow in `tool-call-arguments-delta` events. */
+export interface ToolCallStreamingStartedEvent extends EventBase {
+  readonly type: 'tool-call-streaming-started';
+  readonly step: number;
+  readonly toolCallId: string;
+  readonly toolName: string;
+}
+
+/** A fragment of a tool call's raw argument text, as the model writes it. */
+export interface ToolCallArgumentsDeltaEvent extends EventBase {
+  readonly type: 'tool-call-arguments-delta';
+  readonly step: number;
+  readonly toolCallId: string;
+  readonly delta: string;
+}
+
+/**
  * A model call ended without an answer: the model threw (a `ProviderError` such as `rate_limited`, after the
  * adapter's own retries), was aborted, or failed otherwise. Closes the `inference-started` of the same `step`.
  */
@@ -197,6 +232,10 @@ export type RunEvent =
   | InferenceStartedEvent
   | InferenceFinishedEvent
   | InferenceFailedEvent
+  | TextDeltaEvent
+  | ReasoningDeltaEvent
+  | ToolCallStreamingStartedEvent
+  | ToolCallArgumentsDeltaEvent
   | ToolCallStartedEvent
   | ToolCallFinishedEvent
   | ToolCallProgressEvent

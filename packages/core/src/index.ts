@@ -49,16 +49,20 @@ export type {
   InferenceStartedEvent,
   PlanStepFinishedEvent,
   PlanStepStartedEvent,
+  ReasoningDeltaEvent,
   RunEvent,
   RunEventListener,
   RunEventOf,
   RunEventType,
   RunFinishedEvent,
   RunStartedEvent,
+  TextDeltaEvent,
+  ToolCallArgumentsDeltaEvent,
   ToolCallFinishedEvent,
   ToolCallInterceptedEvent,
   ToolCallProgressEvent,
   ToolCallStartedEvent,
+  ToolCallStreamingStartedEvent,
   ValidationFailedEvent,
 } from './events.js';
 export type {
@@ -129,6 +133,8 @@ export {
   type PropertyNameRules,
   type ToolPropertyNames,
 } from './property-name-mapping.js';
+export { createRedactingLogger, type LogFunction, type ProviderLogger } from './provider-logger.js';
+export { type ProviderRetryInput, resolveProviderRetryOptions } from './provider-retry.js';
 export {
   isCredentialName,
   redactCause,
@@ -171,6 +177,13 @@ export type {
   ToolCall,
   ToolSpec,
 } from './tool-call.js';
+export {
+  applyToolCallPolicy,
+  isToolCallAccepted,
+  reportToolCallPolicy,
+  ToolCallPolicy,
+  type ToolCallPolicyContext,
+} from './tool-call-policy.js';
 export {
   assertToolChoiceOffered,
   TOOL_CHOICE_NAMES,

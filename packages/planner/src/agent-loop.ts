@@ -27,18 +27,29 @@ import type {
   StopCondition,
 } from './agent-types.js';
 import { canonicalJson } from './argument-leak.js';
+import { EarlyExecution } from './early-execution.js';
 import {
   type FailedToolCall,
   InvalidAgentOptionsError,
   InvalidResumeStateError,
   ResumeAlreadyClaimedError,
+  StructuredOutputError,
   ToolCallFailedError,
 } from './errors.js';
 import { createFunctionCallingPlanner } from './function-calling-planner.js';
 import { HookScreening } from './hook-screening.js';
 import { LoopGuard } from './loop-guard.js';
 import { compileMessages, type StepMessages } from './message-compiler.js';
+import {
+  createOutputSpec,
+  type OutputSpec,
+  outputInstructions,
+  outputRepairRequest,
+  readOutputText,
+  withTool,
+} from './output-spec.js';
 import type { Planner, PlannerTurn, PlanningContext } from './planner.js';
+import { type ActiveToolRegistries, prepareStep } from './prepare-step.js';
 import { createReActPlanner } from './react-planner.js';
 import { assertResumedTools, pausedRunSettings, resumedOptions, systemPromptOf } from './resume-options.js';
 import {
@@ -65,6 +76,8 @@ import { createToolStats, recordToolOutcome, type ToolSelectionStats } from './t
 const DEFAULT_MAX_STEPS = 10;
 const DEFAULT_MAX_IDENTICAL_CALLS = 3;
 const DEFAULT_MAX_CONCURRENCY = 8;
+/** Round trips a run with `output` may spend on an answer that does not match the schema. */
+const MAX_OUTPUT_REPAIRS = 1;
 
 interface RunState {
   step: number;
@@ -85,6 +98,7 @@ interface RunState {
 /** Checks options and builds what the run needs; throws `InvalidAgentOptionsError` before any model call. */
 function prepare(options: AgentOptions): {
   registry: ToolRegistry;
+  output: OutputSpec | undefined;
   planner: Planner;
   systemPrompt: string | undefined;
   initialHistory: Message[];
@@ -174,7 +188,14 @@ function prepare(options: AgentOptions): {
       message: 'give a task or a conversation (messages).',
     });
   }
-  const systemPrompt = systemPromptOf(options);
+  const output = options.output === undefined ? undefined : createOutputSpec(options.output, registry);
+  // ReAct has no tools on the wire to carry a typed answer: the final answer's form is asked for in the prompt.
+  const systemPrompt =
+    output !== undefined && planner.kind === 'react'
+      ? [systemPromptOf(options), outputInstructions(output)]
+          .filter((part) => part !== undefined)
+          .join('\n\n')
+      : systemPromptOf(options);
   const stopConditions =
     options.stopWhen === undefined
       ? []
@@ -183,6 +204,7 @@ function prepare(options: AgentOptions): {
         : [...options.stopWhen];
   return {
     registry,
+    output,
     planner,
     systemPrompt,
     initialHistory,
@@ -225,11 +247,22 @@ export async function executeRun(
   options = resumedOptions(options);
   const setup = prepare(options);
   assertResumedTools(options, setup.registry.names());
-  const { registry, planner, systemPrompt, maxSteps, maxIdenticalCalls, stopConditions } = setup;
+  const { planner, systemPrompt, maxSteps, maxIdenticalCalls, stopConditions, output } = setup;
+  // With `output`, the tool that carries a typed answer can run whatever the step offered (see outputMode).
+  const registry = output === undefined ? setup.registry : withTool(setup.registry, output.tool);
+  let outputRepairs = 0;
+  let forceOutputTool = false;
   // Every nondeterministic effect goes through one interface, so a durable runtime can journal and replay it.
   const effects = options.effects ?? inProcessRunEffects(options.clock);
   const now = (): number => effects.now();
   const toolExecutor = effects.toolExecutor ?? options.toolExecutor;
+  const activeToolRegistries: ActiveToolRegistries = new Map();
+  // A call may start while the answer streams only where nothing must be decided first: the default executor, and
+  // no beforeToolUse hook (it sees every call before it runs). Tools opt in with `eager`.
+  const eagerAllowed =
+    options.eagerToolExecution !== false &&
+    toolExecutor === undefined &&
+    options.hooks?.beforeToolUse === undefined;
   const deliver = (event: RunEvent): void => {
     if (listener === undefined) return;
     try {
@@ -292,6 +325,7 @@ export async function executeRun(
       detail?: string;
       pendingApprovals?: Action[];
       paused?: AgentState;
+      output?: unknown;
     } = {},
   ): AgentResult => {
     emit({
@@ -318,6 +352,7 @@ export async function executeRun(
       ...(extra.error === undefined ? {} : { error: extra.error }),
       ...(extra.pendingApprovals === undefined ? {} : { pendingApprovals: extra.pendingApprovals }),
       ...(extra.paused === undefined ? {} : { state: extra.paused }),
+      ...(extra.output === undefined ? {} : { output: extra.output }),
     };
   };
 
@@ -331,6 +366,7 @@ export async function executeRun(
     toolChoice: ToolChoice,
     startedAt: number,
     screening: HookScreening,
+    early: EarlyExecution | undefined,
     approval: {
       readonly decisions: Readonly<Record<string, ApprovalDecision>>;
       /** The actions as the human saw them when asked (their arguments after the hooks). */
@@ -347,13 +383,18 @@ export async function executeRun(
     }
     // Loop guard: a call that keeps returning the same result is refused, and the run ends.
     const loop = state.loopGuard.check(turn.actions);
+    // A step whose calls will not run discards what started early: aborted, and reported as such.
+    const discarded = loop === undefined || early === undefined ? undefined : await early.discard(loop);
     const stopped = stoppedAfterBlock(turn.actions, screening, options.stopOnToolBlock === true);
     const runnable: Action[] = [];
     for (const action of turn.actions) {
       const decision = decisionFor(approval.decisions, action.id);
       const askedAbout = asked.get(action.id);
       const argsToRun = screening.argsToRun(action);
-      if (loop !== undefined) {
+      const abortedEarly = discarded?.get(action.id);
+      if (abortedEarly !== undefined) {
+        results.set(action.id, abortedEarly);
+      } else if (loop !== undefined) {
         const skipped: ToolObservation = {
           actionId: action.id,
           toolName: action.toolName,
@@ -429,6 +470,17 @@ export async function executeRun(
         runnable.push(action);
       }
     }
+    // Calls that started while the answer streamed are not run again: the step takes their observations.
+    const startedEarly: Promise<ToolObservation>[] = [];
+    if (early !== undefined && early.size > 0) {
+      const rest: Action[] = [];
+      for (const action of runnable) {
+        const running = await early.take(action.id);
+        if (running === undefined) rest.push(action);
+        else startedEarly.push(running.observation);
+      }
+      runnable.splice(0, runnable.length, ...rest);
+    }
     let executorError: unknown;
     let executed: readonly ToolObservation[] = [];
     if (runnable.length > 0) {
@@ -455,6 +507,7 @@ export async function executeRun(
         executed = runnable.map((action) => executorFailure(action, error));
       }
     }
+    if (startedEarly.length > 0) executed = [...(await Promise.all(startedEarly)), ...executed];
     for (const observation of executed) results.set(observation.actionId, observation);
     if (loop === undefined) {
       for (const action of turn.actions) {
@@ -524,6 +577,28 @@ export async function executeRun(
         });
       }
     }
+    if (output !== undefined) {
+      const answered = turn.actions.find(
+        (action) => action.toolName === output.tool.name && results.get(action.id)?.status === 'success',
+      );
+      if (answered !== undefined) {
+        return finish('final-answer', { text: JSON.stringify(answered.args), output: answered.args });
+      }
+      const invalid = turn.rejected.find((rejected) => rejected.toolCall.toolName === output.tool.name);
+      if (invalid !== undefined) {
+        // The model saw what was wrong in the call's result: that was the repair round trip, once.
+        if (outputRepairs >= MAX_OUTPUT_REPAIRS) {
+          return finish('error', {
+            error: new StructuredOutputError({
+              text: invalid.toolCall.arguments,
+              problem: invalid.observation.error?.message ?? 'invalid arguments',
+            }),
+          });
+        }
+        outputRepairs++;
+        forceOutputTool = true;
+      }
+    }
     const terminal = ordered.find(
       (observation) =>
         observation.status === 'success' && registry.resolve(observation.toolName)?.terminal === true,
@@ -545,6 +620,23 @@ export async function executeRun(
     }
     return undefined;
   };
+
+  /** A step's early execution: its calls run with the options the step's executor would give them. */
+  const createEarlyExecution = (): EarlyExecution =>
+    new EarlyExecution({
+      registry,
+      maxConcurrency: options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+      signal: options.signal,
+      options: (toolCalls) => ({
+        onEvent: emit,
+        now,
+        run: createRunView(runId, state.step, state.history, toolCalls),
+        ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+        ...(options.injected === undefined ? {} : { injected: options.injected }),
+        ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
+        ...(options.outputBudgetBytes === undefined ? {} : { outputBudgetBytes: options.outputBudgetBytes }),
+      }),
+    });
 
   /** Appends a step's messages to the history, remembering where they sit (for `compileMessages`). */
   const recordMessages = (messages: readonly Message[]): void => {
@@ -600,6 +692,7 @@ export async function executeRun(
         resume.state.pending.toolChoice,
         resume.state.pending.startedAt,
         screening,
+        undefined,
         { decisions, asked: resume.state.pendingApprovals, unasked },
       );
       if (ended !== undefined) return ended;
@@ -611,19 +704,46 @@ export async function executeRun(
           error: new AbortedError({ operation: 'agent run', cause: options.signal.reason }),
         });
       }
-      let toolChoice = resolveToolChoice(setup.toolChoice, {
+      const choiceContext = {
         step: state.step,
         history: state.history,
         lastObservations: state.lastObservations,
         calledTools: state.calledTools,
-      });
+      };
+      let toolChoice = resolveToolChoice(setup.toolChoice, choiceContext);
       // A static forced choice applies until the model honours it once; then the model decides, so the loop
       // cannot spin on the same forced call.
       if (typeof setup.toolChoice !== 'function' && state.forcedChoiceSatisfied)
         toolChoice = { type: 'auto' };
+      let stepModel = options.model;
+      let stepTools = setup.registry;
+      if (options.prepareStep !== undefined) {
+        const prepared = await prepareStep(
+          options.prepareStep,
+          { ...choiceContext, model: options.model, tools: setup.registry, toolChoice },
+          planner,
+          activeToolRegistries,
+        );
+        stepModel = prepared.model;
+        stepTools = prepared.tools;
+        toolChoice = prepared.toolChoice;
+      }
+      const outputMode =
+        output === undefined
+          ? undefined
+          : planner.kind === 'react'
+            ? 'text'
+            : stepModel.capabilities.structuredOutput === true
+              ? 'native'
+              : 'tool';
+      if (output !== undefined && outputMode === 'tool') {
+        stepTools = withTool(stepTools, output.tool);
+        if (forceOutputTool) toolChoice = { type: 'tool', toolName: output.tool.name };
+      }
+      const early = eagerAllowed ? createEarlyExecution() : undefined;
       const context: PlanningContext = {
-        model: options.model,
-        tools: registry,
+        model: stepModel,
+        tools: stepTools,
         systemPrompt,
         history: state.history,
         toolChoice,
@@ -644,13 +764,22 @@ export async function executeRun(
         providerOptions: options.providerOptions,
         emit,
         now,
-        callModel: (request, purpose, index) =>
-          effects.callModel({ runId, step: context.step, index, purpose, request }, () =>
-            options.model.generate(request),
-          ),
+        callModel: (request, purpose, index, call) =>
+          effects.callModel({ runId, step: context.step, index, purpose, request }, call),
+        listening: listener !== undefined,
+        ...(outputMode === 'native' && output !== undefined ? { responseFormat: output.responseFormat } : {}),
+        ...(early === undefined ? {} : { early }),
       };
       const stepStartedAt = now();
-      const turn = await planner.plan(context);
+      let turn: PlannerTurn;
+      try {
+        turn = await planner.plan(context);
+      } catch (error) {
+        // The answer is lost (a stream error, an abort): what started early is aborted and reported.
+        await early?.discard(error);
+        throw error;
+      }
+      if (turn.kind !== 'actions') await early?.discard(new AbortedError({ operation: 'eager tool call' }));
       if (turn.kind === 'failed') {
         recordStep(turn, toolChoice, [], stepStartedAt);
         return finish('error', turn.error === undefined ? {} : { error: turn.error });
@@ -658,7 +787,25 @@ export async function executeRun(
       if (turn.kind === 'final-answer') {
         recordMessages(planner.recordTurn(turn, []));
         recordStep(turn, toolChoice, [], stepStartedAt);
-        return finish('final-answer', { text: turn.text });
+        if (output === undefined) return finish('final-answer', { text: turn.text });
+        const reading =
+          outputMode === 'tool'
+            ? {
+                ok: false as const,
+                problem: `Give your final answer by calling ${output.tool.name} with it.`,
+              }
+            : readOutputText(output, turn.text, turn.inferences.at(-1)?.finishReason ?? 'stop');
+        if (reading.ok) return finish('final-answer', { text: turn.text, output: reading.value });
+        if (outputRepairs >= MAX_OUTPUT_REPAIRS) {
+          return finish('error', {
+            error: new StructuredOutputError({ text: turn.text, problem: reading.problem }),
+          });
+        }
+        // One repair round trip: the model is told what was wrong and answers again.
+        outputRepairs++;
+        forceOutputTool = outputMode === 'tool';
+        recordMessages([{ role: 'user', content: outputRepairRequest(reading.problem, outputMode) }]);
+        continue;
       }
       if (
         isForcedChoiceSatisfied(
@@ -681,6 +828,11 @@ export async function executeRun(
         }
       }
       if (needingApproval.length > 0) {
+        // The step is paused, not run: calls that started early are aborted (eager tools have no side effects a
+        // discarded answer would regret) and run with the step when it resumes.
+        await early?.discard(
+          new AbortedError({ operation: 'eager tool call (the step paused for approval)' }),
+        );
         for (const action of needingApproval) emit({ type: 'approval-requested', timestamp: now(), action });
         const unsealed: AgentState = {
           version: 1,
@@ -702,14 +854,14 @@ export async function executeRun(
             systemPrompt,
             maxSteps,
             maxIdenticalToolCalls: maxIdenticalCalls,
-            tools: registry.names(),
+            tools: setup.registry.names(),
           }),
         };
         const paused: AgentState =
           stateKeys === undefined ? unsealed : { ...unsealed, seal: await sealState(unsealed, stateKeys) };
         return finish('approval-required', { pendingApprovals: needingApproval, paused });
       }
-      const ended = await completeStep(turn, toolChoice, stepStartedAt, screening);
+      const ended = await completeStep(turn, toolChoice, stepStartedAt, screening, early);
       if (ended !== undefined) return ended;
     }
     return finish('max-steps', { detail: `The run reached maxSteps (${maxSteps}) without a final answer.` });

@@ -10,9 +10,10 @@ import type {
   ToolChoiceInput,
   Usage,
 } from '@org/core';
-import type { ExecuteActionOptions, Tool, ToolObservation, ToolRegistry } from '@org/tools';
+import type { ExecuteActionOptions, Tool, ToolObservation, ToolRegistry, ZodSchema } from '@org/tools';
 import type { MessageCompiler, StepMessages } from './message-compiler.js';
 import type { InferenceRecord, Planner, PlannerTurn } from './planner.js';
+import type { PrepareStep } from './prepare-step.js';
 import type { PausedRunSettings } from './resume-options.js';
 import type { ResumeTokenStore } from './resume-token-store.js';
 import type { RunEffects } from './run-effects.js';
@@ -128,8 +129,8 @@ export interface AgentState {
   };
 }
 
-/** The outcome of a run. */
-export interface AgentResult {
+/** The outcome of a run; `Output` is the type of `output` (inferred from the run's `output` schema). */
+export interface AgentResult<Output = unknown> {
   readonly runId: string;
   /** The final answer (or a terminal tool's output); empty when the run ended otherwise. */
   readonly text: string;
@@ -153,6 +154,11 @@ export interface AgentResult {
   readonly pendingApprovals?: readonly Action[];
   /** The state to resume from, for `approval-required`. */
   readonly state?: AgentState;
+  /**
+   * The final answer parsed and validated against the run's `output` schema (set when `finishReason` is
+   * `final-answer` and the run had `output`).
+   */
+  readonly output?: Output;
 }
 
 /** Options of `runAgent` and `streamAgent`. */
@@ -177,6 +183,11 @@ export interface AgentOptions {
   readonly toolChoice?: ToolChoiceInput | ToolChoicePolicy;
   /** A tool-choice policy, as an alternative to passing it as `toolChoice` (give one or the other). */
   readonly policy?: ToolChoicePolicy;
+  /**
+   * Called before each step to change its active tools, its tool choice or its model (see `PrepareStep`); it sees
+   * the choice `toolChoice` or `policy` gives the step, and its answer wins.
+   */
+  readonly prepareStep?: PrepareStep;
   /** Planning steps before the run stops with `max-steps`. Default 10. */
   readonly maxSteps?: number;
   readonly stopWhen?: StopCondition | readonly StopCondition[];
@@ -205,6 +216,15 @@ export interface AgentOptions {
    * checked (`InvalidToolExecutorResultError`).
    */
   readonly toolExecutor?: ToolExecutor;
+  /**
+   * Start calls of `eager` tools (`defineTool({ eager: true })`: no side effects a discarded answer would regret) the
+   * moment their arguments are complete in the model's stream, while the model is still writing. A call that needs
+   * approval never starts early, nor does any call when a `beforeToolUse` hook must see it first or a custom
+   * `toolExecutor` (or `effects.toolExecutor`) runs the calls. If the answer is then discarded (a stream error, a
+   * step paused for approval, the loop guard), the early calls are aborted through their signals and reported; a
+   * call never runs twice in one answer. Default true; `false` waits for the whole answer.
+   */
+  readonly eagerToolExecution?: boolean;
   /**
    * A tool call that fails (status `error` or `timeout`, once run) ends the run with `finishReason: 'error'` and a
    * `ToolCallFailedError` naming it. The step is recorded first: every call of it (those running beside the failed
@@ -241,6 +261,14 @@ export interface AgentOptions {
    */
   readonly effects?: RunEffects;
   readonly runId?: string;
+  /**
+   * A zod object schema of the final answer: the run ends with `result.output` parsed and validated against it (its
+   * type inferred). Models that declare `capabilities.structuredOutput` are asked natively (`responseFormat`); others
+   * answer by calling a terminal `final_answer` tool whose input is the schema; ReAct is asked in its prompt. An answer
+   * that does not match gets one repair round trip (the model is told what was wrong), then the run ends with
+   * `StructuredOutputError`.
+   */
+  readonly output?: ZodSchema;
   readonly maxOutputTokens?: number;
   readonly temperature?: number;
   readonly providerOptions?: ProviderOptions;

@@ -1,4 +1,4 @@
-import { brandError, type ObservationError, OrgError } from '@org/core';
+import { brandError, type ObservationError, OrgError, truncateText } from '@org/core';
 
 /** Stable codes of the errors `@org/planner` throws or returns. */
 export type PlannerErrorCode =
@@ -11,7 +11,8 @@ export type PlannerErrorCode =
   | 'tool_call_failed'
   | 'invalid_tool_executor_result'
   | 'invalid_compiled_messages'
-  | 'invalid_agent_config';
+  | 'invalid_agent_config'
+  | 'structured_output_failed';
 
 /**
  * An option of `runAgent`, `streamAgent` or a planner factory is missing, malformed or contradicts the model
@@ -296,3 +297,27 @@ export class InvalidAgentConfigError extends OrgError {
   }
 }
 brandError(InvalidAgentConfigError, 'InvalidAgentConfigError');
+
+/**
+ * The run's final answer did not match its `output` schema, after the one repair round trip the loop allows (the
+ * model was shown what was wrong and answered again). Carries the last answer's text (bounded) and the problem.
+ *
+ * @example
+ * const result = await runAgent({ model, tools, task, output: z.object({ city: z.string() }) });
+ * if (StructuredOutputError.isInstance(result.error)) console.error(result.error.problem);
+ */
+export class StructuredOutputError extends OrgError {
+  /** The last answer the model gave (redacted, cut to 2 000 bytes). */
+  readonly text: string;
+  /** What was wrong with it, as the model was told. */
+  readonly problem: string;
+
+  constructor(options: { text: string; problem: string }) {
+    super('structured_output_failed', {
+      message: `The final answer does not match the output schema, even after a repair round trip: ${options.problem}`,
+    });
+    this.text = truncateText(options.text, 2_000, { redact: 'all' });
+    this.problem = options.problem;
+  }
+}
+brandError(StructuredOutputError, 'StructuredOutputError');

@@ -1,4 +1,5 @@
 import {
+  type Action,
   errorMessageOf,
   type LanguageModel,
   type Message,
@@ -14,11 +15,12 @@ import {
   type ToolObservation,
   type ToolRegistry,
   toJsonSchema,
+  toolCallToAction,
 } from '@org/tools';
 import { isArgumentEcho } from './argument-leak.js';
 import { InvalidAgentOptionsError } from './errors.js';
-import { infer, requestSettings } from './infer.js';
-import type { Planner, PlannerTurn, PlanningContext } from './planner.js';
+import { infer, requestSettings, type StreamCallbacks } from './infer.js';
+import type { EarlyStarts, Planner, PlannerTurn, PlanningContext } from './planner.js';
 import { toolCallsToActions } from './tool-calls-to-actions.js';
 
 /** Options of `createFunctionCallingPlanner`. */
@@ -95,7 +97,10 @@ export function createFunctionCallingPlanner(options: FunctionCallingPlannerOpti
         ...(maxParallel === 1 ? { parallelToolCalls: false } : {}),
         ...requestSettings(context),
       };
-      const { response, record } = await infer(context, request, 'decision');
+      const early =
+        context.early === undefined ? undefined : new EarlyConversion(context, context.early, maxParallel);
+      const { response, record } = await infer(context, request, 'decision', early?.callbacks());
+      const reasoning = response.reasoning === undefined ? {} : { reasoning: response.reasoning };
       if (response.toolCalls.length === 0) {
         return {
           kind: 'final-answer',
@@ -103,7 +108,7 @@ export function createFunctionCallingPlanner(options: FunctionCallingPlannerOpti
           toolCalls: [],
           actions: [],
           rejected: [],
-          assistantMessage: { role: 'assistant', content: response.text },
+          assistantMessage: { role: 'assistant', content: response.text, ...reasoning },
           inferences: [record],
         };
       }
@@ -125,6 +130,7 @@ export function createFunctionCallingPlanner(options: FunctionCallingPlannerOpti
       const { actions, rejected } = toolCallsToActions(context, toolCalls, {
         finishReason: response.finishReason,
         maxParallelToolCalls: maxParallel,
+        ...(early === undefined ? {} : { converted: early.converted }),
       });
       return {
         kind: 'actions',
@@ -132,7 +138,7 @@ export function createFunctionCallingPlanner(options: FunctionCallingPlannerOpti
         toolCalls,
         actions,
         rejected,
-        assistantMessage: { role: 'assistant', content: text, toolCalls },
+        assistantMessage: { role: 'assistant', content: text, toolCalls, ...reasoning },
         inferences: [record],
       };
     },
@@ -276,4 +282,61 @@ export function missingResult(actionId: string, toolName: string): ToolObservati
     error: { code: 'missing_tool_result', message: 'This call produced no result.' },
     durationMs: 0,
   };
+}
+
+/**
+ * Converts each tool call of a streamed answer as soon as it is complete, and offers it to the loop (which may start
+ * it early). The conversion is the one the end of the step would make: a call converted here is not converted again,
+ * so its events and its action are the same whether the answer streamed or not. Calls whose id will be replaced
+ * (empty, or already used) and calls that fail conversion are left to the end of the step, where the answer's
+ * finish reason is known.
+ */
+class EarlyConversion {
+  /** The valid actions converted while streaming, by call id. */
+  readonly converted = new Map<string, Action>();
+  readonly #context: PlanningContext;
+  readonly #early: EarlyStarts;
+  readonly #maxParallel: number;
+  readonly #seen = new Set<string>();
+  #position = 0;
+
+  constructor(context: PlanningContext, early: EarlyStarts, maxParallel: number | undefined) {
+    this.#context = context;
+    this.#early = early;
+    this.#maxParallel = maxParallel ?? Number.POSITIVE_INFINITY;
+  }
+
+  callbacks(): StreamCallbacks {
+    return {
+      onToolCallStart: (toolCallId, toolName) => {
+        if (this.#keepsId(toolCallId)) this.#early.callStarted(toolCallId, toolName);
+      },
+      onToolCallDelta: (toolCallId, delta) => this.#early.argumentsDelta(toolCallId, delta),
+      onToolCall: (call) => this.#onToolCall(call),
+    };
+  }
+
+  #onToolCall(call: ToolCall): void {
+    const position = this.#position++;
+    const keepsId = this.#keepsId(call.id) && !this.#seen.has(call.id);
+    this.#seen.add(call.id);
+    if (!keepsId) return;
+    if (position >= this.#maxParallel) {
+      this.#early.callRejected(call.id, 'beyond maxParallelToolCalls');
+      return;
+    }
+    // A complete call in a stream is not cut off: the answer's finish reason cannot change its conversion.
+    const result = toolCallToAction(this.#context.tools, call, { finishReason: 'tool-calls' });
+    if (!result.ok) {
+      this.#early.callRejected(call.id, result.error);
+      return;
+    }
+    this.converted.set(call.id, result.action);
+    this.#early.callReady(result.action, call);
+  }
+
+  /** Whether the call keeps its id in the history (`uniqueToolCallIds` replaces empty and used ones). */
+  #keepsId(toolCallId: string): boolean {
+    return toolCallId !== '' && !usedToolCallIds(this.#context.history).has(toolCallId);
+  }
 }

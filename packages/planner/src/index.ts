@@ -29,6 +29,7 @@ export {
   InvalidToolExecutorResultError,
   type PlannerErrorCode,
   ResumeAlreadyClaimedError,
+  StructuredOutputError,
   ToolCallFailedError,
   ToolCallLoopError,
 } from './errors.js';
@@ -44,6 +45,11 @@ export {
   type StepMessages,
 } from './message-compiler.js';
 export type { InferenceRecord, Planner, PlannerTurn, PlanningContext, RejectedToolCall } from './planner.js';
+export type {
+  PrepareStep,
+  PrepareStepContext,
+  StepSettings,
+} from './prepare-step.js';
 export { parseReActDecision, type ReActDecision, type ReActDecisionResult } from './react-decision.js';
 export { createReActPlanner, type ReActPlannerOptions, renderDecision } from './react-planner.js';
 export { renderReActInstructions } from './react-prompt.js';

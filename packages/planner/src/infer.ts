@@ -1,5 +1,24 @@
-import { eventErrorOf, type ModelRequest, type ModelResponse, redactSecrets } from '@org/core';
+import {
+  eventErrorOf,
+  type ModelRequest,
+  type ModelResponse,
+  ProviderError,
+  type ReasoningPart,
+  redactSecrets,
+  type ToolCall,
+} from '@org/core';
 import type { InferenceRecord, PlanningContext } from './planner.js';
+import { StreamingRedactor } from './streaming-redactor.js';
+
+/** What a planner hears of a streamed answer while it arrives (calls in the order the model writes them). */
+export interface StreamCallbacks {
+  /** The model began writing a tool call. */
+  onToolCallStart?(toolCallId: string, toolName: string): void;
+  /** A fragment of a tool call's raw arguments. */
+  onToolCallDelta?(toolCallId: string, delta: string): void;
+  /** A tool call's arguments are complete, while the rest of the answer may still be coming. */
+  onToolCall?(toolCall: ToolCall): void;
+}
 
 /**
  * Calls the model once, emitting `inference-started` and then exactly one of `inference-finished` (an answer) or
@@ -10,6 +29,7 @@ export async function infer(
   context: PlanningContext,
   request: ModelRequest,
   purpose: InferenceRecord['purpose'],
+  callbacks: StreamCallbacks = {},
 ): Promise<{ response: ModelResponse; record: InferenceRecord }> {
   const startedAt = context.now();
   context.emit({
@@ -27,10 +47,16 @@ export async function infer(
   // The finished event is built inside the try: a malformed response (a broken adapter) fails the call too,
   // rather than leaving its start without an end.
   try {
+    // A model that streams is streamed: text reaches listeners as it is written, and each tool call as soon as its
+    // arguments are complete (the loop may start it while the model goes on).
+    const call = (): Promise<ModelResponse> =>
+      context.model.capabilities.streaming
+        ? readStream(context, request, callbacks)
+        : context.model.generate(request);
     response =
       context.callModel === undefined
-        ? await context.model.generate(request)
-        : await context.callModel(request, purpose, callIndex(context));
+        ? await call()
+        : await context.callModel(request, purpose, callIndex(context), call);
     finishedAt = context.now();
     context.emit({
       type: 'inference-finished',
@@ -74,8 +100,9 @@ export async function infer(
 /** The common request fields a planner copies from the context. */
 export function requestSettings(
   context: PlanningContext,
-): Pick<ModelRequest, 'signal' | 'maxOutputTokens' | 'temperature' | 'providerOptions'> {
+): Pick<ModelRequest, 'signal' | 'maxOutputTokens' | 'temperature' | 'providerOptions' | 'responseFormat'> {
   return {
+    ...(context.responseFormat === undefined ? {} : { responseFormat: context.responseFormat }),
     ...(context.signal === undefined ? {} : { signal: context.signal }),
     ...(context.maxOutputTokens === undefined ? {} : { maxOutputTokens: context.maxOutputTokens }),
     ...(context.temperature === undefined ? {} : { temperature: context.temperature }),
@@ -90,4 +117,87 @@ function callIndex(context: PlanningContext): number {
   const index = callsByContext.get(context) ?? 0;
   callsByContext.set(context, index + 1);
   return index;
+}
+
+/**
+ * Reads a model stream into the `ModelResponse` that `generate` would give (as `collectStream` does), emitting the
+ * text, reasoning and tool-call deltas as events and telling the planner of each call as it completes.
+ */
+async function readStream(
+  context: PlanningContext,
+  request: ModelRequest,
+  callbacks: StreamCallbacks,
+): Promise<ModelResponse> {
+  const listening = context.listening !== false;
+  const textRedactor = listening ? new StreamingRedactor() : undefined;
+  const reasoningRedactor = listening ? new StreamingRedactor() : undefined;
+  const step = context.step;
+  let text = '';
+  const toolCalls: ToolCall[] = [];
+  const reasoning: ReasoningPart[] = [];
+  const emitText = (type: 'text-delta' | 'reasoning-delta', delta: string): void => {
+    if (delta !== '') context.emit({ type, timestamp: context.now(), step, delta });
+  };
+  for await (const part of context.model.stream(request)) {
+    switch (part.type) {
+      case 'text-delta':
+        text += part.delta;
+        if (textRedactor !== undefined) emitText('text-delta', textRedactor.push(part.delta));
+        break;
+      case 'reasoning-delta':
+        if (reasoningRedactor !== undefined) emitText('reasoning-delta', reasoningRedactor.push(part.delta));
+        break;
+      case 'reasoning':
+        reasoning.push(part.reasoning);
+        if (reasoningRedactor !== undefined) emitText('reasoning-delta', reasoningRedactor.flush());
+        break;
+      case 'tool-call-start':
+        if (listening) {
+          context.emit({
+            type: 'tool-call-streaming-started',
+            timestamp: context.now(),
+            step,
+            toolCallId: part.toolCallId,
+            toolName: part.toolName,
+          });
+        }
+        callbacks.onToolCallStart?.(part.toolCallId, part.toolName);
+        break;
+      case 'tool-call-delta':
+        if (listening) {
+          context.emit({
+            type: 'tool-call-arguments-delta',
+            timestamp: context.now(),
+            step,
+            toolCallId: part.toolCallId,
+            delta: part.argumentsDelta,
+          });
+        }
+        callbacks.onToolCallDelta?.(part.toolCallId, part.argumentsDelta);
+        break;
+      case 'tool-call':
+        toolCalls.push(part.toolCall);
+        callbacks.onToolCall?.(part.toolCall);
+        break;
+      case 'error':
+        throw part.error;
+      case 'finish':
+        if (textRedactor !== undefined) emitText('text-delta', textRedactor.flush());
+        if (reasoningRedactor !== undefined) emitText('reasoning-delta', reasoningRedactor.flush());
+        return {
+          text,
+          toolCalls,
+          ...(reasoning.length === 0 ? {} : { reasoning }),
+          finishReason: part.finishReason,
+          usage: part.usage,
+          adjustments: part.adjustments,
+          ...(part.rawFinishReason === undefined ? {} : { rawFinishReason: part.rawFinishReason }),
+          ...(part.responseId === undefined ? {} : { responseId: part.responseId }),
+        };
+    }
+  }
+  throw new ProviderError({
+    provider: context.model.provider,
+    message: 'The model stream ended without a finish part.',
+  });
 }

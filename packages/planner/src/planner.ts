@@ -7,6 +7,7 @@ import type {
   ModelRequest,
   ModelResponse,
   ProviderOptions,
+  ResponseFormat,
   RunEvent,
   ToolCall,
   ToolChoice,
@@ -46,7 +47,34 @@ export interface PlanningContext {
     request: ModelRequest,
     purpose: InferenceRecord['purpose'],
     index: number,
+    call: () => Promise<ModelResponse>,
   ): Promise<ModelResponse>;
+  /** Ask for a JSON final answer matching a schema (the run's `output`, on a model with native structured output). */
+  readonly responseFormat?: ResponseFormat;
+  /** Whether anyone listens to the run's events: `false` skips building delta events nobody reads. Default true. */
+  readonly listening?: boolean;
+  /**
+   * Where the planner offers each tool call of a streamed answer as soon as it is complete, so the loop can start
+   * the calls that may start early (`eager` tools, `eagerToolExecution`). Absent: nothing starts before the answer
+   * is complete.
+   */
+  readonly early?: EarlyStarts;
+}
+
+/**
+ * The loop's side of eager execution, called by a planner while the model's answer streams. The loop decides what
+ * may start (an `eager` tool, no approval needed, no `beforeToolUse` hook to ask first, the default executor); the
+ * planner only reports what the model wrote, in order.
+ */
+export interface EarlyStarts {
+  /** The model began writing a call (a tool that takes its arguments as they stream may start now). */
+  callStarted(toolCallId: string, toolName: string): void;
+  /** A fragment of a started call's raw arguments. */
+  argumentsDelta(toolCallId: string, delta: string): void;
+  /** A call's arguments are complete and valid: the action as it will run, and the call as the model wrote it. */
+  callReady(action: Action, toolCall: ToolCall): void;
+  /** A call will not run as written (invalid arguments, beyond the parallel limit): stop what started for it. */
+  callRejected(toolCallId: string, reason: unknown): void;
 }
 
 /** One model call made while planning a step. */

@@ -47,6 +47,8 @@ const REQUIRED_AGAIN = [
   'planner',
   'providerOptions',
   'policy',
+  'prepareStep',
+  'output',
   'toolExecutor',
   'effects',
   'compileMessages',

@@ -1,3 +1,5 @@
+import type { ZodSchema } from '@org/tools';
+import type { output as ZodOutput } from 'zod';
 import { executeRun } from './agent-loop.js';
 import type { AgentOptions, AgentResult } from './agent-types.js';
 
@@ -20,6 +22,10 @@ import type { AgentOptions, AgentResult } from './agent-types.js';
  * });
  * console.log(result.text, result.usage, result.toolStats);
  */
+export function runAgent<Schema extends ZodSchema>(
+  options: AgentOptions & { readonly output: Schema },
+): Promise<AgentResult<ZodOutput<Schema>>>;
+export function runAgent(options: AgentOptions): Promise<AgentResult>;
 export function runAgent(options: AgentOptions): Promise<AgentResult> {
   return executeRun(options, options.onEvent);
 }

@@ -10,13 +10,23 @@ import type { PlanningContext, RejectedToolCall } from './planner.js';
 export function toolCallsToActions(
   context: PlanningContext,
   toolCalls: readonly ToolCall[],
-  options: { finishReason: FinishReason; maxParallelToolCalls: number | undefined },
+  options: {
+    finishReason: FinishReason;
+    maxParallelToolCalls: number | undefined;
+    /** Valid actions already converted while the answer streamed, by call id (not converted again). */
+    converted?: ReadonlyMap<string, Action>;
+  },
 ): { actions: Action[]; rejected: RejectedToolCall[] } {
   const actions: Action[] = [];
   const rejected: RejectedToolCall[] = [];
   const limit = options.maxParallelToolCalls ?? Number.POSITIVE_INFINITY;
   const cut = toolCalls.slice(limit);
   for (const toolCall of toolCalls.slice(0, limit)) {
+    const early = options.converted?.get(toolCall.id);
+    if (early !== undefined) {
+      actions.push(early);
+      continue;
+    }
     const converted = toolCallToAction(context.tools, toolCall, { finishReason: options.finishReason });
     if (converted.ok) {
       actions.push(converted.action);
