@@ -2,6 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { Message } from '@anthropic-ai/sdk/resources/messages';
 import {
   AbortedError,
+  type ContentLimits,
   errorMessageOf,
   InvalidProviderOptionsError,
   type LanguageModel,
@@ -30,9 +31,11 @@ import { StreamAssembler, type StreamEvent } from './stream-assembler.js';
  */
 export interface AnthropicModelConfig {
   readonly getClient: () => Anthropic;
-  readonly retry: () => ResolvedRetryOptions;
+  readonly retry: ResolvedRetryOptions;
   readonly capabilities: ModelCapabilities;
   readonly defaultMaxOutputTokens: number | undefined;
+  /** Size limits of inline images and files, checked before sending. */
+  readonly contentLimits: ContentLimits;
 }
 
 /**
@@ -70,7 +73,7 @@ export class AnthropicLanguageModel implements LanguageModel {
           { maxRetries: 0, signal: request.signal ?? null },
         ),
       {
-        retry: this.#config.retry(),
+        retry: this.#config.retry,
         signal: request.signal,
         classify: (error) => this.#classifyFailure(error, built, request.signal),
         operation: this.#operation(),
@@ -97,7 +100,7 @@ export class AnthropicLanguageModel implements LanguageModel {
             { maxRetries: 0, signal: request.signal ?? null },
           ),
         {
-          retry: this.#config.retry(),
+          retry: this.#config.retry,
           signal: request.signal,
           classify: (error) => this.#classifyFailure(error, built, request.signal),
           operation: this.#operation(),
@@ -149,6 +152,7 @@ export class AnthropicLanguageModel implements LanguageModel {
       modelId: this.modelId,
       capabilities: this.capabilities,
       defaultMaxOutputTokens: this.#config.defaultMaxOutputTokens,
+      contentLimits: this.#config.contentLimits,
     });
   }
 

@@ -1,20 +1,21 @@
 import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk';
 import {
-  checkRetryOptions,
+  type ContentLimits,
+  createRedactingLogger,
   InvalidProviderOptionsError,
   MAX_TIMER_DELAY_MS,
   type ModelCapabilitiesOverride,
   mergeCapabilities,
-  type ResolvedRetryOptions,
+  type ProviderRetryInput,
+  type RetryOptions,
   registerHeaderSecrets,
   registerSecret,
-  resolveRetryOptions,
+  resolveProviderRetryOptions,
   timerDelayProblem,
 } from '@org/core';
-import { ANTHROPIC_CAPABILITIES } from './anthropic-capabilities.js';
 import { AnthropicLanguageModel } from './anthropic-language-model.js';
-import { redactingLogger } from './redacting-logger.js';
-import type { RetryOptions } from './retry-options.js';
+import { ANTHROPIC_CAPABILITIES } from './capabilities.js';
+import { ANTHROPIC_CONTENT_LIMITS } from './content-limits.js';
 
 /**
  * Options of `createAnthropic`. Every field may be left out (or `undefined`): the key then comes from
@@ -43,13 +44,17 @@ export interface AnthropicProviderOptions {
   readonly timeout?: number | undefined;
   /** Retries after a failed attempt (429, 5xx, 529, connection errors). Default: the client's, else 2. */
   readonly maxRetries?: number | undefined;
-  /** Retry budget and backoff; see `RetryOptions`. */
+  /**
+   * Retry budget and backoff for every model of the provider (`RetryOptions` of `@org/core`, shared by every
+   * adapter); `retry.maxRetries` is the same as the top-level `maxRetries` (give one of them).
+   */
   readonly retry?: RetryOptions | undefined;
   /** Extra headers sent with every request. */
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /**
    * Any other option of the SDK client this provider creates (`logger`, `logLevel`, `fetch`, ...). The logger is
-   * wrapped so that no line it receives contains a registered secret (the SDK logs response bodies at `debug`).
+   * wrapped by `createRedactingLogger` of `@org/core`, so that no line it receives contains a registered secret (the
+   * SDK logs response bodies at `debug`).
    */
   readonly clientOptions?: Omit<ClientOptions, 'apiKey' | 'baseURL' | 'timeout' | 'maxRetries'> | undefined;
 }
@@ -65,6 +70,13 @@ export interface AnthropicModelSettings {
   readonly capabilities?: ModelCapabilitiesOverride | undefined;
   /** `max_tokens` for requests that do not set `maxOutputTokens`. Default 4096 (`DEFAULT_MAX_OUTPUT_TOKENS`). */
   readonly maxOutputTokens?: number | undefined;
+  /** This model's retry options, field by field over the provider's `retry`. */
+  readonly retry?: RetryOptions | undefined;
+  /**
+   * Size limits of inline images and files, in decoded bytes, checked before sending (`ContentTooLargeError`).
+   * Default `ANTHROPIC_CONTENT_LIMITS`, the API's documented limits; fields left out keep their default.
+   */
+  readonly contentLimits?: Partial<ContentLimits> | undefined;
 }
 
 /**
@@ -118,7 +130,7 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
     if (typeof authToken === 'string') registerSecret(authToken);
     client = new Anthropic({
       ...options.clientOptions,
-      logger: redactingLogger(options.clientOptions?.logger ?? console),
+      logger: createRedactingLogger(options.clientOptions?.logger ?? console),
       ...(apiKey === undefined ? {} : { apiKey }),
       ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
       ...(options.timeout === undefined ? {} : { timeout: Math.min(options.timeout, MAX_TIMER_DELAY_MS) }),
@@ -127,18 +139,15 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
     return client;
   };
 
-  let retry: ResolvedRetryOptions | undefined;
-  const resolveRetry = (): ResolvedRetryOptions => {
-    // Resolved at the first request: with a ready client, its own maxRetries is the default budget.
-    retry ??= resolveRetryOptions({
-      maxRetries: options.maxRetries ?? client?.maxRetries,
-      maxRetryAfterMs: options.retry?.maxRetryAfterMs,
-      initialDelayMs: options.retry?.initialDelayMs,
-      maxDelayMs: options.retry?.maxDelayMs,
-      sleep: options.retry?.sleep,
-    });
-    return retry;
+  // With a ready client, its own maxRetries is the default budget (its retries are turned off per request).
+  const retryInput: ProviderRetryInput = {
+    provider: 'anthropic',
+    maxRetries: options.maxRetries,
+    retry: options.retry,
+    defaultMaxRetries: given?.maxRetries,
   };
+  // Checked now, so that a bad option fails here rather than at the first request.
+  resolveProviderRetryOptions(retryInput);
 
   const languageModel = (modelId: string, settings: AnthropicModelSettings = {}): AnthropicLanguageModel => {
     if (typeof modelId !== 'string' || modelId.trim() === '') {
@@ -153,9 +162,10 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
     }
     return new AnthropicLanguageModel(modelId, {
       getClient,
-      retry: resolveRetry,
+      retry: resolveProviderRetryOptions({ ...retryInput, modelRetry: settings.retry }),
       capabilities: mergeCapabilities(ANTHROPIC_CAPABILITIES, settings.capabilities),
       defaultMaxOutputTokens: settings.maxOutputTokens,
+      contentLimits: resolveContentLimits(settings.contentLimits),
     });
   };
 
@@ -210,7 +220,6 @@ function validateOptions(options: AnthropicProviderOptions): void {
       message: `apiKey must be a non-empty string; leave it out to use ANTHROPIC_API_KEY.`,
     });
   }
-  if (options.maxRetries !== undefined) assertNonNegativeInteger('maxRetries', options.maxRetries);
   if (options.timeout !== undefined) {
     const problem = timerDelayProblem(options.timeout, { integer: true, infinity: true });
     if (problem !== undefined) {
@@ -220,20 +229,6 @@ function validateOptions(options: AnthropicProviderOptions): void {
         message: `timeout ${problem}.`,
       });
     }
-  }
-  checkRetryOptions(options.retry, {
-    provider: 'anthropic',
-    keys: ['maxRetryAfterMs', 'initialDelayMs', 'maxDelayMs', 'sleep'],
-  });
-}
-
-function assertNonNegativeInteger(option: string, value: unknown): void {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new InvalidProviderOptionsError({
-      provider: 'anthropic',
-      option,
-      message: `${option} must be a non-negative integer, got ${JSON.stringify(value) ?? String(value)}.`,
-    });
   }
 }
 
@@ -245,6 +240,22 @@ function assertPositiveInteger(option: string, value: unknown, maximum = Number.
       message: `${option} must be a positive integer${maximum === Number.MAX_SAFE_INTEGER ? '' : ` of at most ${maximum}`}, got ${JSON.stringify(value) ?? String(value)}.`,
     });
   }
+}
+
+const CONTENT_LIMIT_KEYS = ['maxImageBytes', 'maxFileBytes', 'maxTotalBytes'] as const;
+
+function resolveContentLimits(limits: Partial<ContentLimits> | undefined): ContentLimits {
+  if (limits === undefined) return ANTHROPIC_CONTENT_LIMITS;
+  for (const key of CONTENT_LIMIT_KEYS) {
+    if (limits[key] !== undefined) assertPositiveInteger(`settings.contentLimits.${key}`, limits[key]);
+  }
+  return Object.freeze({
+    maxImageBytes: limits.maxImageBytes ?? ANTHROPIC_CONTENT_LIMITS.maxImageBytes,
+    maxFileBytes: limits.maxFileBytes ?? ANTHROPIC_CONTENT_LIMITS.maxFileBytes,
+    ...((limits.maxTotalBytes ?? ANTHROPIC_CONTENT_LIMITS.maxTotalBytes) === undefined
+      ? {}
+      : { maxTotalBytes: limits.maxTotalBytes ?? ANTHROPIC_CONTENT_LIMITS.maxTotalBytes }),
+  });
 }
 
 function readEnvironment(name: string): string | undefined {

@@ -1,9 +1,18 @@
 import type { MessageCreateParamsBase, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import { type Adjustment, InvalidRequestError, type ModelCapabilities, type ModelRequest } from '@org/core';
+import {
+  type Adjustment,
+  assertContentWithinLimits,
+  type ContentLimits,
+  InvalidRequestError,
+  type ModelCapabilities,
+  type ModelRequest,
+  type ToolCallPolicy,
+} from '@org/core';
 import { convertMessages } from './convert-messages.js';
+import { prepareResponseFormat } from './prepare-response-format.js';
 import { prepareTools } from './prepare-tools.js';
 import { createPropertyNames, type PropertyNames } from './property-names.js';
-import type { ToolCallPolicy } from './tool-call-policy.js';
+import { readProviderOptions } from './provider-options.js';
 
 /**
  * The `max_tokens` sent when neither the request (`maxOutputTokens`) nor the model settings name one. The Messages
@@ -26,25 +35,10 @@ export interface BuiltRequest {
 }
 
 /**
- * Body fields the adapter owns: a provider option setting one would be overridden or would break the request (a
- * `stream: true` under `generate()`, tools without the pairing check).
- */
-const RESERVED: ReadonlySet<string> = new Set([
-  'model',
-  'messages',
-  'system',
-  'tools',
-  'tool_choice',
-  'max_tokens',
-  'stop_sequences',
-  'stream',
-]);
-
-/**
- * Builds the Messages API body for a core request: converted history and system prompt, tools and tool choice,
- * `max_tokens`, stop sequences, and `providerOptions.anthropic` passed through. A provider option that sets a field
- * the adapter builds from the request is refused (`InvalidRequestError`, `providerCode: 'reserved_provider_option'`)
- * rather than silently overridden, as in `@org/provider-openai`.
+ * Builds the Messages API body for a core request: converted history (reasoning, content parts) and system prompt,
+ * tools and tool choice, `max_tokens`, stop sequences, `responseFormat` as `output_config.format`, and
+ * `providerOptions.anthropic` passed through (`readProviderOptions`). Inline images and files are checked against
+ * the content limits first (`ContentTooLargeError`), before anything is converted or sent.
  * `temperature` is not sent: API version 2026-10-21, which `@anthropic-ai/sdk` 1.x speaks, rejects sampling
  * parameters with a 400; leaving it out is reported as `setting-ignored`.
  */
@@ -53,6 +47,7 @@ export function buildRequest(options: {
   modelId: string;
   capabilities: ModelCapabilities;
   defaultMaxOutputTokens: number | undefined;
+  contentLimits: ContentLimits;
 }): BuiltRequest {
   const { request, modelId } = options;
   const maxOutputTokens =
@@ -64,6 +59,10 @@ export function buildRequest(options: {
     });
   }
 
+  const passthrough = readProviderOptions(request.providerOptions, {
+    responseFormat: request.responseFormat !== undefined,
+  });
+  assertContentWithinLimits(request.messages, options.contentLimits, 'anthropic');
   const propertyNames = createPropertyNames(request.tools ?? []);
   const converted = convertMessages(request.messages, { propertyNames });
   const tools = prepareTools({
@@ -75,7 +74,17 @@ export function buildRequest(options: {
     modelId,
   });
 
-  const adjustments: Adjustment[] = [...converted.adjustments, ...tools.adjustments];
+  const responseFormat = prepareResponseFormat({
+    responseFormat: request.responseFormat,
+    capabilities: options.capabilities,
+    modelId,
+  });
+
+  const adjustments: Adjustment[] = [
+    ...converted.adjustments,
+    ...tools.adjustments,
+    ...responseFormat.adjustments,
+  ];
   if (propertyNames.adjustment !== undefined && tools.tools !== undefined) {
     adjustments.push(propertyNames.adjustment);
   }
@@ -92,15 +101,6 @@ export function buildRequest(options: {
   const system: TextBlockParam[] = [...(converted.system ?? [])];
   if (tools.systemInstruction !== undefined) system.push({ type: 'text', text: tools.systemInstruction });
 
-  const passthrough = request.providerOptions?.anthropic ?? {};
-  const clashing = Object.keys(passthrough).filter((key) => RESERVED.has(key));
-  if (clashing.length > 0) {
-    throw new InvalidRequestError({
-      provider: 'anthropic',
-      message: `providerOptions.anthropic may not set ${clashing.map((key) => `'${key}'`).join(', ')}: the adapter builds ${clashing.length === 1 ? 'it' : 'them'} from the request (messages, system messages, tools, toolChoice, maxOutputTokens, stopSequences, stream()). Use those request fields instead.`,
-      providerCode: 'reserved_provider_option',
-    });
-  }
   const body: MessageCreateParamsBase = {
     ...(passthrough as Partial<MessageCreateParamsBase>),
     model: modelId,
@@ -112,13 +112,24 @@ export function buildRequest(options: {
     ...(request.stopSequences === undefined || request.stopSequences.length === 0
       ? {}
       : { stop_sequences: [...request.stopSequences] }),
+    ...(responseFormat.format === undefined
+      ? {}
+      : { output_config: { ...outputConfigOf(passthrough), format: responseFormat.format } }),
   };
 
   return {
     body,
     adjustments,
-    policy: { rejectAll: tools.rejectToolCalls, onlyToolName: tools.onlyToolName },
+    policy: tools.policy,
     maxOutputTokens,
     propertyNames,
   };
+}
+
+/** The `output_config` passed through (`effort`, ...), to which the response format is added. */
+function outputConfigOf(passthrough: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const value = passthrough.output_config;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? { ...(value as Record<string, unknown>) }
+    : {};
 }

@@ -10,8 +10,11 @@ import {
   assertToolCallPairing,
   InvalidMessageHistoryError,
   type Message,
+  type MessageContent,
   readStrictJson,
 } from '@org/core';
+import { type ContentPartBlock, convertContentParts } from './convert-content-parts.js';
+import { convertReasoning, type ForeignReasoning, foreignReasoningAdjustment } from './convert-reasoning.js';
 import type { PropertyNames } from './property-names.js';
 
 /** The Anthropic form of a conversation: the system prompt apart, then alternating user and assistant turns. */
@@ -19,7 +22,7 @@ export interface ConvertedMessages {
   /** One text block per system message, in order; absent when there is none. */
   readonly system: TextBlockParam[] | undefined;
   readonly messages: MessageParam[];
-  /** Every rewrite made to fit the API (merged turns, system messages moved, replaced arguments). */
+  /** Every rewrite made to fit the API (merged turns, system messages moved, replaced arguments, foreign reasoning). */
   readonly adjustments: Adjustment[];
 }
 
@@ -38,13 +41,18 @@ interface PendingTurn {
  *
  * - System messages become the top-level `system` blocks. One that appears after the conversation started is moved
  *   there too, which changes where the model sees it: reported as `history-rewritten`.
+ * - User content and tool results are text or content parts; parts become `text`, `image` and `document` blocks
+ *   (`convertContentParts`), in a `tool_result` too, which takes images and documents natively.
  * - Tool messages become `tool_result` blocks (with `is_error` for failed tools) in a user turn.
+ * - An assistant message's `reasoning` goes first in its turn, as `thinking` / `redacted_thinking` blocks, then its
+ *   text, then its tool calls (`convertReasoning`): the API wants the thinking of a tool-use turn back, signed and
+ *   unmodified. Reasoning of another provider is left out and reported, never sent as text.
  * - Consecutive messages that land in the same role are merged into one turn, as the API requires alternating
  *   turns; merging anything beyond the tool results of one assistant turn is reported as `history-rewritten`.
  * - Tool-call arguments that are not a JSON object (a model's broken output, answered by an error result) are sent
  *   as `{}` and reported, because the API only accepts an object as `tool_use.input`.
- * - An assistant message with no text and no tool calls (a refusal, an empty answer) is left out and reported;
- *   an empty user message is an error, because the API rejects empty text.
+ * - An assistant message with no text and no tool calls (a refusal, an empty answer) is left out, with any reasoning
+ *   it had, and reported; an empty user message is an error, because the API rejects empty text.
  * - Arguments of calls to a tool whose property names are sent renamed (`options.propertyNames`) use the names
  *   sent, so the history matches the schema the model sees.
  */
@@ -59,6 +67,7 @@ export function convertMessages(
   const movedSystemMessages: number[] = [];
   const droppedEmptyAssistant: number[] = [];
   const replacedArguments: { messageIndex: number; toolCallId: string; toolName: string }[] = [];
+  const foreignReasoning: ForeignReasoning[] = [];
   let conversationStarted = false;
 
   const append = (
@@ -86,13 +95,14 @@ export function convertMessages(
       }
       case 'user': {
         conversationStarted = true;
-        if (message.content === '') {
+        const blocks = contentBlocks(message.content, { messageIndex: index, role: 'user' });
+        if (blocks.length === 0) {
           throw new InvalidMessageHistoryError({
             message: `User message ${index} is empty; the Anthropic API rejects empty text. Remove it or give it content.`,
             messageIndex: index,
           });
         }
-        append('user', [{ type: 'text', text: message.content }], index, false);
+        append('user', blocks, index, false);
         return;
       }
       case 'assistant': {
@@ -118,15 +128,19 @@ export function convertMessages(
           droppedEmptyAssistant.push(index);
           return;
         }
-        append('assistant', blocks, index, false);
+        const reasoning = convertReasoning(message.reasoning, index);
+        if (reasoning.foreign !== undefined) foreignReasoning.push(reasoning.foreign);
+        // The SDK's ThinkingBlockParam requires a signature; an unsigned part is sent as it is (see convertReasoning).
+        append('assistant', [...(reasoning.blocks as ContentBlockParam[]), ...blocks], index, false);
         return;
       }
       case 'tool': {
         conversationStarted = true;
+        const content = contentBlocks(message.content, { messageIndex: index, role: 'tool' });
         const block: ToolResultBlockParam = {
           type: 'tool_result',
           tool_use_id: message.toolCallId,
-          ...(message.content === '' ? {} : { content: message.content }),
+          ...(content.length === 0 ? {} : { content: simplifyToolResult(content) }),
           ...(message.isError === true ? { is_error: true } : {}),
         };
         append('user', [block], index, true);
@@ -164,7 +178,7 @@ export function convertMessages(
       kind: 'history-rewritten',
       message:
         `Left out assistant message(s) ${droppedEmptyAssistant.join(', ')}, which had no text and no tool calls ` +
-        `(the Anthropic API rejects empty turns).`,
+        `(the Anthropic API rejects empty turns), with any reasoning they held.`,
       details: { reason: 'empty-assistant-message-dropped', messageIndexes: droppedEmptyAssistant },
     });
   }
@@ -180,6 +194,9 @@ export function convertMessages(
     });
   }
 
+  const foreign = foreignReasoningAdjustment(foreignReasoning);
+  if (foreign !== undefined) adjustments.push(foreign);
+
   return {
     system: systemBlocks.length > 0 ? systemBlocks : undefined,
     messages: turns.map((turn) => ({ role: turn.role, content: simplify(turn.content) })),
@@ -187,8 +204,30 @@ export function convertMessages(
   };
 }
 
+/** The blocks of a user message or a tool result: one text block for a string, converted parts otherwise. */
+function contentBlocks(
+  content: MessageContent,
+  location: { messageIndex: number; role: 'user' | 'tool' },
+): ContentPartBlock[] {
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) {
+    throw new InvalidMessageHistoryError({
+      message: `The content of message ${location.messageIndex} is neither a string nor an array of content parts.`,
+      messageIndex: location.messageIndex,
+    });
+  }
+  return convertContentParts(content, location);
+}
+
 /** A single text block is sent as a plain string, the API's own shorthand, which keeps requests readable. */
 function simplify(content: ContentBlockParam[]): string | ContentBlockParam[] {
+  const [only] = content;
+  if (content.length === 1 && only !== undefined && only.type === 'text') return only.text;
+  return content;
+}
+
+/** The same shorthand inside a `tool_result`. */
+function simplifyToolResult(content: ContentPartBlock[]): string | ContentPartBlock[] {
   const [only] = content;
   if (content.length === 1 && only !== undefined && only.type === 'text') return only.text;
   return content;

@@ -3,6 +3,7 @@ import {
   type Adjustment,
   assertToolChoiceOffered,
   type ModelCapabilities,
+  ToolCallPolicy,
   type ToolChoice,
   type ToolSpec,
   toToolChoice,
@@ -16,10 +17,8 @@ export interface PreparedTools {
   readonly toolChoice: WireToolChoice | undefined;
   /** An instruction appended to the system prompt when a mode is emulated. */
   readonly systemInstruction: string | undefined;
-  /** Set when tool calls that come back must be rejected (an emulated `none`). */
-  readonly rejectToolCalls: boolean;
-  /** Set when only this tool may be called (an emulated named tool). */
-  readonly onlyToolName: string | undefined;
+  /** How the answer's tool calls are checked: all accepted when the choice is native, else the emulated choice's. */
+  readonly policy: ToolCallPolicy;
   readonly adjustments: Adjustment[];
 }
 
@@ -35,7 +34,8 @@ export interface PreparedTools {
  *
  * `parallelToolCalls: false` adds `disable_parallel_tool_use: true` to the choice (`true` sends `false`); `none`
  * has no such field, and needs none. A mode declared `unsupported` throws `UnsupportedToolChoiceError`; one declared
- * `emulated` is sent as `auto` plus an instruction, and reported. Property names the API refuses are sent renamed
+ * `emulated` is sent as `auto` plus an instruction, and reported; the answer is then checked with the shared
+ * `ToolCallPolicy` of `@org/core`. Property names the API refuses are sent renamed
  * (`propertyNames`).
  */
 export function prepareTools(options: {
@@ -58,8 +58,7 @@ export function prepareTools(options: {
     tools: undefined,
     toolChoice: undefined,
     systemInstruction: undefined,
-    rejectToolCalls: false,
-    onlyToolName: undefined,
+    policy: ToolCallPolicy.acceptAll(),
     adjustments: [],
   };
   // Without tools, `auto` and `none` are both met by sending no tools at all.
@@ -118,8 +117,7 @@ export function prepareTools(options: {
     tools,
     toolChoice: { type: 'auto', ...parallel },
     systemInstruction: instruction,
-    rejectToolCalls: choice.type === 'none',
-    onlyToolName: choice.type === 'tool' ? choice.toolName : undefined,
+    policy: ToolCallPolicy.forEmulatedChoice(choice),
     adjustments: [
       ...parallelAdjustments,
       {
@@ -129,7 +127,7 @@ export function prepareTools(options: {
           `an instruction in the system prompt` +
           (choice.type === 'none' || choice.type === 'tool'
             ? `; tool calls that break the rule come back as 'tool-calls-rejected' and are not returned.`
-            : '.'),
+            : `; an answer without a tool call is reported.`),
         details: { mode: choice.type, instruction },
       },
     ],

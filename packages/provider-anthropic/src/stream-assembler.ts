@@ -1,20 +1,19 @@
 import {
   type Adjustment,
   IncompleteToolCallError,
+  isToolCallAccepted,
   type JsonKeyRewriter,
+  reportToolCallPolicy,
   type StreamPart,
   type ToolCall,
+  type ToolCallPolicy,
 } from '@org/core';
+import { isClientToolUse } from './client-tool-use.js';
 import { MalformedStreamError } from './malformed-stream-error.js';
 import { mapFinishReason } from './map-finish-reason.js';
 import { type AnthropicUsageFields, mapUsage, mergeUsageFields } from './map-usage.js';
 import type { PropertyNames } from './property-names.js';
-import {
-  isClientToolUse,
-  isToolCallAccepted,
-  rejectedToolCallsAdjustment,
-  type ToolCallPolicy,
-} from './tool-call-policy.js';
+import { redactedThinkingPart, thinkingPart } from './reasoning-parts.js';
 
 type BlockState =
   | { readonly kind: 'text'; closed: boolean }
@@ -32,7 +31,11 @@ type BlockState =
       readonly accepted: boolean;
       closed: boolean;
     }
-  /** A block with no core counterpart (thinking, server tools, MCP, results, unknown types): read and left out. */
+  /** A `thinking` block: its text and signature, complete at its `content_block_stop`. */
+  | { readonly kind: 'thinking'; text: string; signature: string; closed: boolean }
+  /** A `redacted_thinking` block: its `data` arrives whole in `content_block_start`. */
+  | { readonly kind: 'redacted-thinking'; readonly data: string; closed: boolean }
+  /** A block with no core counterpart (server tools, MCP, results, unknown types): read and left out. */
   | { readonly kind: 'ignored'; closed: boolean };
 
 type ToolBlock = Extract<BlockState, { kind: 'tool' }>;
@@ -51,7 +54,10 @@ export interface StreamEvent {
  *   carrying the whole `input` of `content_block_start` when no delta came), and a `tool-call` once it is known to be
  *   complete: when a later block starts, or when the message stops for any reason but `max_tokens`. The last block of
  *   a `max_tokens` stop was cut off, so a tool call there ends the stream with `IncompleteToolCallError` instead.
- * - `ping` and unknown events are ignored; blocks the server handled (thinking, server tools, MCP) are left out.
+ * - A `thinking` block gets a `reasoning-delta` per non-empty `thinking_delta`, collects its `signature_delta`, and
+ *   ends with one `reasoning` part (text and signature) at its `content_block_stop`; a `redacted_thinking` block
+ *   gives one `reasoning` part with its `data` as `redactedData` there. These are what goes back on the next turn.
+ * - `ping` and unknown events are ignored; blocks the server handled (server tools, MCP) are left out.
  * - Usage comes from `message_start`, updated by the cumulative counts of `message_delta`.
  * - A repeated `message_start` for the same message is ignored; one for a different message while the first is
  *   open is a `MalformedStreamError` (`spliced-message`), as is a delta for a block that never started.
@@ -75,7 +81,7 @@ export class StreamAssembler {
   /** The most recently started block. */
   #lastBlock: BlockState | undefined;
   #text = '';
-  #acceptedCalls = 0;
+  readonly #accepted: ToolCall[] = [];
   readonly #rejected: ToolCall[] = [];
   #done = false;
   #syntheticIndex = -1;
@@ -192,6 +198,17 @@ export class StreamAssembler {
         closed: false,
       };
       if (accepted) parts.push({ type: 'tool-call-start', toolCallId: block.id, toolName: block.name });
+    } else if (block.type === 'thinking') {
+      const text = typeof block.thinking === 'string' ? block.thinking : '';
+      state = {
+        kind: 'thinking',
+        text,
+        signature: typeof block.signature === 'string' ? block.signature : '',
+        closed: false,
+      };
+      if (text !== '') parts.push({ type: 'reasoning-delta', delta: text });
+    } else if (block.type === 'redacted_thinking' && typeof block.data === 'string') {
+      state = { kind: 'redacted-thinking', data: block.data, closed: false };
     } else {
       state = { kind: 'ignored', closed: false };
     }
@@ -225,7 +242,19 @@ export class StreamAssembler {
       block.argumentsText += text;
       return block.accepted ? [{ type: 'tool-call-delta', toolCallId: block.id, argumentsDelta: text }] : [];
     }
-    // thinking, signature and citation deltas, and deltas of ignored blocks.
+    if (block.kind === 'thinking' && delta.type === 'thinking_delta' && typeof delta.thinking === 'string') {
+      block.text += delta.thinking;
+      return delta.thinking === '' ? [] : [{ type: 'reasoning-delta', delta: delta.thinking }];
+    }
+    if (
+      block.kind === 'thinking' &&
+      delta.type === 'signature_delta' &&
+      typeof delta.signature === 'string'
+    ) {
+      block.signature += delta.signature;
+      return [];
+    }
+    // Citation deltas, and deltas of ignored blocks.
     return [];
   }
 
@@ -238,6 +267,12 @@ export class StreamAssembler {
       );
     }
     block.closed = true;
+    if (block.kind === 'thinking') {
+      return [{ type: 'reasoning', reasoning: thinkingPart(block.text, block.signature) }];
+    }
+    if (block.kind === 'redacted-thinking') {
+      return [{ type: 'reasoning', reasoning: redactedThinkingPart(block.data) }];
+    }
     if (block.kind !== 'tool') return [];
     const parts: StreamPart[] = [];
     const held = block.rewriter?.end() ?? '';
@@ -269,13 +304,15 @@ export class StreamAssembler {
     const parts = this.#settle();
     if (this.#done) return parts;
     this.#done = true;
-    const rejection = rejectedToolCallsAdjustment(this.#policy, this.#rejected);
+    const checked = reportToolCallPolicy(this.#policy, this.#accepted, this.#rejected, {
+      provider: 'anthropic',
+    });
     parts.push({
       type: 'finish',
-      finishReason: mapFinishReason(this.#stopReason, this.#acceptedCalls > 0),
+      finishReason: mapFinishReason(this.#stopReason, this.#accepted.length > 0),
       ...(this.#stopReason === undefined ? {} : { rawFinishReason: this.#stopReason }),
       usage: mapUsage(this.#usage),
-      adjustments: rejection === undefined ? [...this.#adjustments] : [...this.#adjustments, rejection],
+      adjustments: [...this.#adjustments, ...checked],
       ...(this.#messageId === undefined ? {} : { responseId: this.#messageId }),
     });
     return parts;
@@ -321,7 +358,7 @@ export class StreamAssembler {
       this.#rejected.push(toolCall);
       return [];
     }
-    this.#acceptedCalls++;
+    this.#accepted.push(toolCall);
     return [{ type: 'tool-call', toolCall }];
   }
 

@@ -357,6 +357,32 @@ describe('tool choice on the wire', () => {
       { type: 'text', text: 'Do not call any tool in this answer; reply with text only.' },
     ]);
   });
+
+  it('checks an emulated named tool with the shared policy: other calls rejected, the ignored choice reported', async () => {
+    const answer: MessageLike = {
+      id: 'msg_t',
+      content: [{ type: 'tool_use', id: 'toolu_s', name: 'search', input: { query: 'Oslo' } }],
+      stop_reason: 'tool_use',
+      usage: { input_tokens: 1, output_tokens: 1 },
+    };
+    server.enqueue(jsonReply(answer), { type: 'sse', events: messageToEvents(answer) });
+    const model = testProvider(server)('compatible', { capabilities: { toolChoice: { tool: 'emulated' } } });
+    const request: ModelRequest = {
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [weather, search],
+      toolChoice: ToolChoice.tool('get_weather'),
+    };
+    const generated = await model.generate(request);
+    const streamed = await collectStream(model.stream(request));
+    expect(streamed).toEqual(generated);
+    expect(generated.toolCalls).toEqual([]);
+    expect(generated.adjustments.map((adjustment) => [adjustment.kind, adjustment.details?.reason])).toEqual([
+      ['tool-choice-emulated', undefined],
+      ['tool-calls-rejected', 'not-the-named-tool'],
+      ['tool-choice-emulated', undefined],
+    ]);
+    expect(generated.adjustments[2]?.details).toMatchObject({ toolName: 'get_weather', honoured: false });
+  });
 });
 
 describe('conversation history', () => {
@@ -658,6 +684,9 @@ describe('provider options', () => {
       () => createAnthropic({ retry: { maxWaitMs: 1000 } as never }),
       () => testProvider(server)(''),
       () => testProvider(server)('m', { maxOutputTokens: 0 }),
+      () => createAnthropic({ maxRetries: 1, retry: { maxRetries: 2 } }),
+      () => testProvider(server)('m', { retry: { maxDelayMs: -1 } }),
+      () => testProvider(server)('m', { contentLimits: { maxImageBytes: 0 } }),
       () =>
         createAnthropic({
           apiKey: 'sk-ant-a-key-0123456789',
@@ -673,6 +702,28 @@ describe('provider options', () => {
       }
       expect(InvalidProviderOptionsError.isInstance(thrown)).toBe(true);
     }
+  });
+
+  it('takes a model’s own retry options over the provider’s, field by field', async () => {
+    const unavailable = {
+      type: 'json',
+      status: 503,
+      headers: { 'x-should-retry': 'true' },
+      body: { type: 'error', error: { type: 'api_error', message: 'try again' } },
+    } as const;
+    server.enqueue(unavailable, jsonReply(textAnswer('second attempt')));
+    const provider = testProvider(server); // maxRetries: 0 for every model
+    const response = await provider('m', { retry: { maxRetries: 1 } }).generate({
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    expect(response.text).toBe('second attempt');
+    expect(server.requests).toHaveLength(2);
+    server.enqueue(unavailable);
+    const failure = await provider('m')
+      .generate({ messages: [{ role: 'user', content: 'x' }] })
+      .catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: 'provider_unavailable' });
+    expect(server.requests).toHaveLength(3);
   });
 
   it('uses a ready client as is, and refuses options it would ignore', async () => {

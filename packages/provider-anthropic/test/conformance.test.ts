@@ -1,13 +1,18 @@
+import { Buffer } from 'node:buffer';
 import type { FinishReason } from '@org/core';
 import {
   type ConformanceFixture,
   type ConformanceHarness,
   runConformanceSuite,
   type ScriptedReply,
+  type WireContentPart,
   type WireMessage,
+  type WireReasoning,
   type WireRequest,
+  type WireResponseFormat,
   type WireToolChoice,
 } from '@org/provider-conformance';
+import { ANTHROPIC_CONTENT_LIMITS } from '../src/index.js';
 import {
   type FakeReply,
   type MessageLike,
@@ -49,8 +54,56 @@ function projectToolChoice(choice: unknown): WireToolChoice {
   }
 }
 
+/** Thinking blocks of an assistant turn, as the wire carried them back. */
+function projectReasoning(blocks: readonly Block[]): WireReasoning[] {
+  return blocks.flatMap((block): WireReasoning[] => {
+    if (block.type === 'thinking') {
+      return [
+        {
+          text: String(block.thinking),
+          ...(typeof block.signature === 'string' ? { signature: block.signature } : {}),
+        },
+      ];
+    }
+    if (block.type === 'redacted_thinking') return [{ text: '', redactedData: String(block.data) }];
+    return [];
+  });
+}
+
+/** Text, image and document blocks (of a user turn or a tool_result) as neutral content parts. */
+function projectContent(content: unknown): WireContentPart[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) return [];
+  return (content as Block[]).flatMap((block): WireContentPart[] => {
+    const source = (block.source ?? {}) as Record<string, unknown>;
+    const title = typeof block.title === 'string' ? { filename: block.title } : {};
+    if (block.type === 'text') return [{ type: 'text', text: String(block.text) }];
+    if (block.type === 'image') {
+      return source.type === 'url'
+        ? [{ type: 'image', url: String(source.url) }]
+        : [{ type: 'image', mediaType: String(source.media_type), data: String(source.data) }];
+    }
+    if (block.type !== 'document') return [];
+    if (source.type === 'url') return [{ type: 'file', url: String(source.url), ...title }];
+    // A text source carries the text itself: projected as base64, as the suite compares data.
+    const data =
+      source.type === 'text'
+        ? Buffer.from(String(source.data), 'utf8').toString('base64')
+        : String(source.data);
+    return [{ type: 'file', mediaType: String(source.media_type), data, ...title }];
+  });
+}
+
+function projectResponseFormat(body: Body): WireResponseFormat | undefined {
+  const format = (body.output_config as { format?: { type?: string; schema?: unknown } } | undefined)?.format;
+  if (format === undefined) return undefined;
+  if (format.type !== 'json_schema')
+    throw new Error(`unexpected output_config.format: ${JSON.stringify(format)}`);
+  return { schema: format.schema as WireResponseFormat['schema'] };
+}
+
 /** Projects the Messages API body as the wire expressed it. */
-function project(body: Body): WireRequest {
+function project(body: Body, rawBody: string): WireRequest {
   const choice = body.tool_choice as { disable_parallel_tool_use?: boolean } | undefined;
   const messages: WireMessage[] = [];
   if (body.system !== undefined) messages.push({ role: 'system' });
@@ -59,14 +112,25 @@ function project(body: Body): WireRequest {
       typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
     if (message.role === 'assistant') {
       const ids = blocks.filter((block) => block.type === 'tool_use').map((block) => String(block.id));
-      messages.push(ids.length > 0 ? { role: 'assistant', toolCallIds: ids } : { role: 'assistant' });
+      const reasoning = projectReasoning(blocks);
+      messages.push({
+        role: 'assistant',
+        ...(ids.length > 0 ? { toolCallIds: ids } : {}),
+        ...(reasoning.length > 0 ? { reasoning } : {}),
+      });
       continue;
     }
     for (const block of blocks) {
-      if (block.type === 'tool_result')
-        messages.push({ role: 'tool', toolCallId: String(block.tool_use_id) });
+      if (block.type === 'tool_result') {
+        messages.push({
+          role: 'tool',
+          toolCallId: String(block.tool_use_id),
+          content: projectContent(block.content),
+        });
+      }
     }
-    if (blocks.some((block) => block.type !== 'tool_result')) messages.push({ role: 'user' });
+    const others = blocks.filter((block) => block.type !== 'tool_result');
+    if (others.length > 0) messages.push({ role: 'user', content: projectContent(others) });
   }
   return {
     toolChoice: projectToolChoice(body.tool_choice),
@@ -78,12 +142,18 @@ function project(body: Body): WireRequest {
     })),
     messages,
     stream: body.stream === true,
+    responseFormat: projectResponseFormat(body),
+    rawBody,
   };
 }
 
 function toMessage(reply: Extract<ScriptedReply, { type: 'response' }>): MessageLike {
   const calls = reply.toolCalls ?? [];
-  const content: Block[] = [];
+  const content: Block[] = (reply.reasoning ?? []).map((block) =>
+    block.redactedData === undefined
+      ? { type: 'thinking', thinking: block.text, signature: block.signature ?? '' }
+      : { type: 'redacted_thinking', data: block.redactedData },
+  );
   if (reply.text !== undefined && reply.text !== '') content.push({ type: 'text', text: reply.text });
   for (const call of calls) {
     content.push({ type: 'tool_use', id: call.id, name: call.toolName, input: JSON.parse(call.arguments) });
@@ -190,14 +260,21 @@ async function createFixture(): Promise<ConformanceFixture> {
   return {
     model: testProvider(server, { maxRetries: 0 })('claude-conformance'),
     enqueue: (reply) => server.enqueue({ type: 'render', render: (body) => render(reply, body) }),
-    requests: () => server.requests.map((request) => project(request.body)),
+    requests: () => server.requests.map((request) => project(request.body, request.rawBody)),
     close: () => server.close(),
   };
 }
 
 const harness: ConformanceHarness = {
   name: 'anthropic (messages)',
-  capabilities: { errorReplies: true, disconnects: true, stalls: true },
+  capabilities: {
+    errorReplies: true,
+    disconnects: true,
+    stalls: true,
+    reasoning: 'round-trip',
+    contentParts: { limits: ANTHROPIC_CONTENT_LIMITS },
+    structuredOutput: true,
+  },
   createFixture,
 };
 

@@ -32,6 +32,8 @@ export interface RecordedRequest {
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: Record<string, unknown>;
+  /** The body exactly as received, as text. */
+  readonly rawBody: string;
 }
 
 /** A local stand-in for the Messages API on 127.0.0.1, on a port the OS picks. */
@@ -91,10 +93,102 @@ export function refusedPropertyName(body: Record<string, unknown>): string | und
   return undefined;
 }
 
+type WireBlock = Record<string, unknown>;
+
+/** The content of a wire message as blocks (a string is one text block). */
+function blocksOf(message: unknown): WireBlock[] {
+  const content = (message as { content?: unknown } | null)?.content;
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return Array.isArray(content) ? (content as WireBlock[]) : [];
+}
+
+/**
+ * The API's checks of thinking blocks sent back, with its wording (400 `invalid_request_error`):
+ * - every `thinking` block carries its signature ("messages.1.content.0.thinking.signature: Field required"), a
+ *   non-empty one that verifies: here, a signature this server issued must come back with the text it was issued
+ *   for ("messages.1.content.0: Invalid `signature` in `thinking` block");
+ * - with thinking on (`thinking.type` `enabled` or `adaptive`), the assistant turn whose tool calls the final user
+ *   turn answers starts with its thinking ("messages.1.content.0.type: Expected `thinking` or `redacted_thinking`,
+ *   but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking
+ *   block ...").
+ */
+export function refusedThinking(
+  body: Record<string, unknown>,
+  issued: ReadonlyMap<string, string>,
+): string | undefined {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  for (const [messageIndex, message] of messages.entries()) {
+    for (const [blockIndex, block] of blocksOf(message).entries()) {
+      if (block.type !== 'thinking') continue;
+      const at = `messages.${messageIndex}.content.${blockIndex}`;
+      if (typeof block.signature !== 'string') return `${at}.thinking.signature: Field required`;
+      const issuedFor = issued.get(block.signature);
+      if (block.signature === '' || (issuedFor !== undefined && issuedFor !== block.thinking)) {
+        return `${at}: Invalid \`signature\` in \`thinking\` block`;
+      }
+    }
+  }
+  const mode = (body.thinking as { type?: unknown } | undefined)?.type;
+  if (mode !== 'enabled' && mode !== 'adaptive') return undefined;
+  const last = messages[messages.length - 1] as { role?: unknown } | undefined;
+  if (last?.role !== 'user' || !blocksOf(last).some((block) => block.type === 'tool_result'))
+    return undefined;
+  const assistantIndex = messages.length - 2;
+  const assistant = messages[assistantIndex] as { role?: unknown } | undefined;
+  if (assistant?.role !== 'assistant') return undefined;
+  const first = blocksOf(assistant)[0];
+  if (first?.type === 'thinking' || first?.type === 'redacted_thinking') return undefined;
+  return (
+    `messages.${assistantIndex}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found ` +
+    `\`${String(first?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a ` +
+    `thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you ` +
+    `include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult ` +
+    `our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`
+  );
+}
+
+/** Remembers the signature of every thinking block in a reply, with the text it signs. */
+function recordSignatures(reply: FakeReply, issued: Map<string, string>): void {
+  const remember = (block: unknown): void => {
+    const candidate = block as { type?: unknown; thinking?: unknown; signature?: unknown } | null;
+    if (
+      candidate?.type === 'thinking' &&
+      typeof candidate.signature === 'string' &&
+      candidate.signature !== ''
+    ) {
+      issued.set(candidate.signature, typeof candidate.thinking === 'string' ? candidate.thinking : '');
+    }
+  };
+  if (reply.type === 'json') {
+    const content = (reply.body as { content?: unknown } | null)?.content;
+    if (Array.isArray(content)) content.forEach(remember);
+    return;
+  }
+  if (reply.type !== 'sse') return;
+  // A streamed block's text and signature arrive in deltas, per index.
+  const streamed = new Map<unknown, { thinking: string; signature: string }>();
+  for (const event of reply.events) {
+    if (typeof event === 'string') continue;
+    const delta = event.delta as { type?: unknown; thinking?: unknown; signature?: unknown } | undefined;
+    if (event.type === 'content_block_start') {
+      const block = event.content_block as { type?: unknown } | undefined;
+      if (block?.type === 'thinking') streamed.set(event.index, { thinking: '', signature: '' });
+    } else if (event.type === 'content_block_delta' && streamed.has(event.index)) {
+      const entry = streamed.get(event.index);
+      if (entry !== undefined && delta?.type === 'thinking_delta') entry.thinking += String(delta.thinking);
+      if (entry !== undefined && delta?.type === 'signature_delta')
+        entry.signature += String(delta.signature);
+    }
+  }
+  for (const entry of streamed.values()) remember({ type: 'thinking', ...entry });
+}
+
 /** Starts a fake server. Every test closes it (`close()` also drops open connections). */
 export async function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
   const queue: FakeReply[] = [];
   const requests: RecordedRequest[] = [];
+  /** Signatures of the thinking blocks served, with the text each signs. */
+  const issued = new Map<string, string>();
 
   const handle = (request: IncomingMessage, response: ServerResponse, raw: string): void => {
     let body: Record<string, unknown> = {};
@@ -103,8 +197,14 @@ export async function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
     } catch {
       body = { unparsable: raw };
     }
-    requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body });
-    const refused = refusedPropertyName(body);
+    requests.push({
+      method: request.method ?? '',
+      path: request.url ?? '',
+      headers: request.headers,
+      body,
+      rawBody: raw,
+    });
+    const refused = refusedPropertyName(body) ?? refusedThinking(body, issued);
     if (refused !== undefined) {
       // What the Messages API answers, before any queued reply is used.
       response.writeHead(400, { 'content-type': 'application/json', 'x-should-retry': 'false' });
@@ -125,6 +225,7 @@ export async function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
       );
       return;
     }
+    recordSignatures(reply, issued);
     switch (reply.type) {
       case 'json':
         response.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
@@ -243,11 +344,13 @@ export function messageToEvents(message: MessageLike, pieceSize = 7): Record<str
         index,
         content_block: { type: 'thinking', thinking: '', signature: '' },
       });
-      events.push({
-        type: 'content_block_delta',
-        index,
-        delta: { type: 'thinking_delta', thinking: block.thinking },
-      });
+      for (const piece of splitText(String(block.thinking), pieceSize)) {
+        events.push({
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'thinking_delta', thinking: piece },
+        });
+      }
       events.push({
         type: 'content_block_delta',
         index,

@@ -3,6 +3,7 @@ import {
   collectStream,
   type FinishReason,
   type ModelResponse,
+  type ReasoningPart,
   type StreamPart,
   type ToolSpec,
 } from '@org/core';
@@ -30,6 +31,8 @@ interface Expectation {
   /** The whole text, or a check of it. */
   readonly text: string | ((text: string) => boolean);
   readonly usage?: { readonly inputTokens: number; readonly outputTokens: number };
+  /** The reasoning parts, in order; none when left out. */
+  readonly reasoning?: readonly ReasoningPart[];
   readonly note?: string;
 }
 
@@ -47,14 +50,32 @@ const EXPECTED: Record<string, Expectation | 'spliced-message'> = {
     calls: none,
     finishReason: 'stop',
     text: '925 ÷ 5 = 185',
-    note: 'thinking block left out',
+    reasoning: [
+      {
+        type: 'reasoning',
+        provider: 'anthropic',
+        text: '925 divided by 5 = 185',
+        signature:
+          'Er4BCkYICxgCKkCoxqLHLrx4mFL9Ox7/aHKht87WDzXfvZ7qbZKSnHV8imA5b3LXxuVqcXQ9z5sXwDx20JIW/+6DJehOSNK72L83Egx0T9s7VzB6QUK9g5kaDO9lGaWN5CPEDJU0lyIw4+Ed3q4N9w+16h3cfQ+9stJXHCl+1nYDxjIOLcyJT8Ug/LTmtlp4bbxWmmfNicayKiasdReHiOnqz1sKEF0pR4kcnF5mQGdLxk8q3A3NY+wGsH8MtUIqxRgB',
+      },
+    ],
+    note: 'the thinking block, signed, before the text',
   },
   'anthropic-clear-thinking.1.chunks.txt': {
     calls: none,
     finishReason: 'stop',
     text: '925 ÷ 5 = 185',
     usage: { inputTokens: 69, outputTokens: 53 },
-    note: 'thinking and signature deltas left out',
+    reasoning: [
+      {
+        type: 'reasoning',
+        provider: 'anthropic',
+        text: 'The previous result was 925. Now I need to divide that by 5.\n\n925 ÷ 5 = 185',
+        signature:
+          'EvQBCkYICxgCKkAxhD4NUKFzudtZ6NzbZdEiBACIScTzqjPViM596iWLZIk4EFKYYBj3B6Ptl3b0dcQv/VeJBNbejNWIWRBn+KPNEgz6HWtKx7p+QRgKsEoaDGjsiqfht7gTRFYHiyIwD1VSmNqHxv3wy8KEMP+LYb/TC4UH3H97tuoaADARFFcA0phdfxnzKQxFnc9lwY+dKlzUsaKSUAFeu1bDL5ikZJ1vL0Fkz6JjoFke0L/wOJRIUDUlDUOFJ1tZ3ea7g6LGE/5hwuvWgLwewdcm64d+43l7F57XrOmqNd6flI2K/oPr/4yzNgvi/EhT6Ca17BgB',
+      },
+    ],
+    note: 'ten thinking_delta events (one empty) and one signature_delta make one signed reasoning part',
   },
   'anthropic-clear-tool-uses.1.json': {
     calls: none,
@@ -224,6 +245,7 @@ function check(response: ModelResponse, expected: Expectation): void {
   if (typeof expected.text === 'string') expect(response.text).toBe(expected.text);
   else expect(expected.text(response.text)).toBe(true);
   if (expected.usage !== undefined) expect(response.usage).toMatchObject(expected.usage);
+  expect(response.reasoning).toEqual(expected.reasoning);
 }
 
 const files = readdirSync(DIRECTORY)
@@ -295,6 +317,14 @@ describe.each(files.filter((file) => file.endsWith('.chunks.txt')))('%s', (file)
       })(),
     );
     check(response, expected);
+    // Reasoning deltas add up to the reasoning text, and come before the part that completes it.
+    const reasoningDeltas = parts.flatMap((part) => (part.type === 'reasoning-delta' ? [part.delta] : []));
+    expect(reasoningDeltas.join('')).toBe((response.reasoning ?? []).map((part) => part.text).join(''));
+    if (reasoningDeltas.length > 0) {
+      expect(parts.findIndex((part) => part.type === 'reasoning')).toBeGreaterThan(
+        parts.findLastIndex((part) => part.type === 'reasoning-delta'),
+      );
+    }
     // Deltas add up to each call's arguments.
     for (const call of response.toolCalls) {
       const deltas = parts

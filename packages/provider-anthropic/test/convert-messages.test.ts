@@ -1,12 +1,12 @@
-import type { Message, ToolCall } from '@org/core';
+import type { AssistantMessage, Message, ReasoningPart, ToolCall } from '@org/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { convertMessages } from './convert-messages.js';
+import { convertMessages } from '../src/convert-messages.js';
 
 // 1,000 runs in CI; `pnpm test:stress` sets FC_NUM_RUNS=100000. fast-check prints the seed of a failure.
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 1000);
 
-type WireBlock = { type: string; id?: string; tool_use_id?: string };
+type WireBlock = { type: string; id?: string; tool_use_id?: string; [field: string]: unknown };
 
 const toolCall = fc.record({
   id: fc.uuid().map((uuid) => `toolu_${uuid}`),
@@ -25,21 +25,40 @@ const toolCall = fc.record({
   ),
 });
 
-/** A valid history: user/assistant text, assistant tool calls each answered by one tool message. */
+const reasoningPart: fc.Arbitrary<ReasoningPart> = fc.oneof(
+  fc.record({
+    type: fc.constant('reasoning' as const),
+    provider: fc.constantFrom('anthropic', 'openai', 'bedrock'),
+    text: fc.string({ maxLength: 8 }),
+    signature: fc.base64String({ minLength: 4, maxLength: 12 }),
+  }),
+  fc.record({
+    type: fc.constant('reasoning' as const),
+    provider: fc.constant('anthropic'),
+    text: fc.constant(''),
+    redactedData: fc.base64String({ minLength: 4, maxLength: 12 }),
+  }),
+);
+const reasoningParts = fc.array(reasoningPart, { maxLength: 3 });
+
+/** A valid history: user/assistant text, assistant tool calls each answered by one tool message, some reasoning. */
 const history: fc.Arbitrary<Message[]> = fc
   .array(
     fc.oneof(
       fc.string({ minLength: 1, maxLength: 10 }).map((content): Message[] => [{ role: 'user', content }]),
-      fc.string({ maxLength: 10 }).map((content): Message[] => [{ role: 'assistant', content }]),
+      fc
+        .tuple(fc.string({ maxLength: 10 }), reasoningParts)
+        .map(([content, reasoning]): Message[] => [{ role: 'assistant', content, reasoning }]),
       fc.string({ minLength: 1, maxLength: 10 }).map((content): Message[] => [{ role: 'system', content }]),
       fc
         .tuple(
           fc.string({ maxLength: 10 }),
           fc.uniqueArray(toolCall, { minLength: 1, maxLength: 3, selector: (call) => call.id }),
           fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+          reasoningParts,
         )
-        .map(([content, calls, errors]): Message[] => [
-          { role: 'assistant', content, toolCalls: calls as ToolCall[] },
+        .map(([content, calls, errors, reasoning]): Message[] => [
+          { role: 'assistant', content, toolCalls: calls as ToolCall[], reasoning },
           ...calls.map(
             (call, index): Message => ({
               role: 'tool',
@@ -88,6 +107,36 @@ describe('convertMessages', () => {
             .map((block) => block.tool_use_id);
           expect(answers).toEqual(uses);
         });
+        const kept = messages.filter(
+          (message): message is AssistantMessage =>
+            message.role === 'assistant' && (message.content !== '' || (message.toolCalls ?? []).length > 0),
+        );
+        const own = kept.flatMap((message) =>
+          (message.reasoning ?? []).filter((part) => part.provider === 'anthropic'),
+        );
+        const sent = wire.flatMap((turn) =>
+          typeof turn.content === 'string'
+            ? []
+            : (turn.content as WireBlock[]).filter(
+                (block) => block.type === 'thinking' || block.type === 'redacted_thinking',
+              ),
+        );
+        expect(sent).toEqual(
+          own.map((part) =>
+            part.redactedData === undefined
+              ? { type: 'thinking', thinking: part.text, signature: part.signature }
+              : { type: 'redacted_thinking', data: part.redactedData },
+          ),
+        );
+        for (const turn of wire) {
+          if (turn.role !== 'assistant' || typeof turn.content === 'string') continue;
+          // A message's reasoning precedes its text and tool calls, so no thinking block follows a tool_use.
+          const types = (turn.content as WireBlock[]).map((block) => block.type);
+          const firstToolUse = types.indexOf('tool_use');
+          if (firstToolUse !== -1) {
+            expect(types.slice(firstToolUse).some((type) => type.endsWith('thinking'))).toBe(false);
+          }
+        }
         const systemCount = messages.filter(
           (message) => message.role === 'system' && message.content !== '',
         ).length;
@@ -116,6 +165,13 @@ describe('convertMessages', () => {
             message.role === 'assistant' && message.content === '' && (message.toolCalls ?? []).length === 0,
         );
         expect(reasons.includes('empty-assistant-message-dropped')).toBe(emptyAssistant);
+        const foreign = messages.some(
+          (message) =>
+            message.role === 'assistant' &&
+            (message.content !== '' || (message.toolCalls ?? []).length > 0) &&
+            (message.reasoning ?? []).some((part) => part.provider !== 'anthropic'),
+        );
+        expect(reasons.includes('foreign-reasoning-dropped')).toBe(foreign);
         for (const adjustment of adjustments) expect(adjustment.kind).toBe('history-rewritten');
       }),
       { numRuns },

@@ -1,14 +1,17 @@
-import { IncompleteToolCallError, type StreamPart } from '@org/core';
+import { IncompleteToolCallError, type ReasoningPart, type StreamPart, ToolCallPolicy } from '@org/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MalformedStreamError } from './malformed-stream-error.js';
-import { StreamAssembler, type StreamEvent } from './stream-assembler.js';
-import { ACCEPT_ALL_TOOL_CALLS } from './tool-call-policy.js';
+import { MalformedStreamError } from '../src/malformed-stream-error.js';
+import { StreamAssembler, type StreamEvent } from '../src/stream-assembler.js';
 
 // 1,000 runs in CI; `pnpm test:stress` sets FC_NUM_RUNS=100000. fast-check prints the seed of a failure.
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 1000);
 
-type Block = { kind: 'text'; text: string } | { kind: 'tool'; id: string; name: string; args: string };
+type Block =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool'; id: string; name: string; args: string }
+  | { kind: 'thinking'; text: string; signature: string }
+  | { kind: 'redacted'; data: string };
 
 const jsonObject = fc
   .dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 })
@@ -21,7 +24,28 @@ const block: fc.Arbitrary<Block> = fc.oneof(
     name: fc.constantFrom('get_weather', 'search', 'lookup'),
     args: jsonObject,
   }),
+  fc.record({
+    kind: fc.constant('thinking' as const),
+    text: fc.string({ maxLength: 30 }),
+    signature: fc.base64String({ minLength: 4, maxLength: 24 }),
+  }),
+  fc.record({
+    kind: fc.constant('redacted' as const),
+    data: fc.base64String({ minLength: 4, maxLength: 24 }),
+  }),
 );
+
+/** The reasoning parts a block list must produce, in order. */
+function expectedReasoning(blocks: readonly Block[]): ReasoningPart[] {
+  return blocks.flatMap((item): ReasoningPart[] => {
+    if (item.kind === 'thinking') {
+      return [{ type: 'reasoning', provider: 'anthropic', text: item.text, signature: item.signature }];
+    }
+    if (item.kind === 'redacted')
+      return [{ type: 'reasoning', provider: 'anthropic', text: '', redactedData: item.data }];
+    return [];
+  });
+}
 
 /** Splits `text` at the given cut points (positions modulo its length). */
 function split(text: string, cuts: readonly number[]): string[] {
@@ -55,6 +79,29 @@ function render(
       events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
       for (const piece of split(item.text, cuts))
         events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+    } else if (item.kind === 'thinking') {
+      events.push({
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      });
+      for (const piece of split(item.text, cuts))
+        events.push({
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'thinking_delta', thinking: piece },
+        });
+      events.push({
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'signature_delta', signature: item.signature },
+      });
+    } else if (item.kind === 'redacted') {
+      events.push({
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'redacted_thinking', data: item.data },
+      });
     } else {
       events.push({
         type: 'content_block_start',
@@ -85,7 +132,7 @@ function render(
 }
 
 function run(events: readonly StreamEvent[]): StreamPart[] {
-  const assembler = new StreamAssembler({ policy: ACCEPT_ALL_TOOL_CALLS, adjustments: [] });
+  const assembler = new StreamAssembler({ policy: ToolCallPolicy.acceptAll(), adjustments: [] });
   const parts: StreamPart[] = [];
   for (const event of events) {
     parts.push(...assembler.push(event));
@@ -118,6 +165,15 @@ describe('StreamAssembler', () => {
           );
           expect(deltas.join('')).toBe(call.arguments);
         }
+        const reasoning = parts.flatMap((part) => (part.type === 'reasoning' ? [part.reasoning] : []));
+        expect(reasoning).toEqual(expectedReasoning(blocks));
+        // The reasoning deltas add up to the thinking text, block after block.
+        const thinking = parts
+          .flatMap((part) => (part.type === 'reasoning-delta' ? [part.delta] : []))
+          .join('');
+        expect(thinking).toBe(
+          blocks.flatMap((item) => (item.kind === 'thinking' ? [item.text] : [])).join(''),
+        );
         const last = parts[parts.length - 1];
         expect(last).toMatchObject({
           type: 'finish',
@@ -202,7 +258,7 @@ describe('StreamAssembler', () => {
       type: 'message_start',
       message: { id: 'msg_a', content: [], usage: { input_tokens: 1 } },
     };
-    const assembler = new StreamAssembler({ policy: ACCEPT_ALL_TOOL_CALLS, adjustments: [] });
+    const assembler = new StreamAssembler({ policy: ToolCallPolicy.acceptAll(), adjustments: [] });
     expect(assembler.push(start)).toEqual([]);
     expect(assembler.push(start)).toEqual([]);
     expect(() =>
@@ -232,7 +288,7 @@ describe('StreamAssembler', () => {
     ]);
   });
 
-  it('leaves out blocks the server handled: thinking, server tools, MCP, code execution callers', () => {
+  it('leaves out blocks the server handled (server tools, MCP, code execution callers), keeps thinking', () => {
     const parts = run([
       { type: 'message_start', message: { id: 'msg_d', content: [] } },
       { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '' } },
@@ -267,6 +323,9 @@ describe('StreamAssembler', () => {
       { type: 'message_stop' },
     ]);
     expect(parts).toEqual([
+      { type: 'reasoning-delta', delta: 'hmm' },
+      // No signature_delta arrived: the part has no signature (never an empty one).
+      { type: 'reasoning', reasoning: { type: 'reasoning', provider: 'anthropic', text: 'hmm' } },
       {
         type: 'finish',
         finishReason: 'other',

@@ -3,11 +3,13 @@ import type { ModelCapabilities } from '@org/core';
 /**
  * What the Anthropic Messages API offers every model, as this adapter declares it: every tool-choice mode is
  * native (`auto`, `any`, `tool`, and `none` with the tools kept), parallel tool use can be turned off
- * (`disable_parallel_tool_use`), tools accept `strict`, and `stream()` streams natively. Override per model with
- * `anthropic(modelId, { capabilities })`, e.g. for an Anthropic-compatible server without `tool_choice: none`.
+ * (`disable_parallel_tool_use`), tools accept `strict`, `stream()` streams natively, and `responseFormat` is sent as
+ * native structured output (`output_config.format`). Override per model with `anthropic(modelId, { capabilities })`,
+ * e.g. for an Anthropic-compatible server without `tool_choice: none`, or a model without structured outputs.
  *
  * @example
  * const model = anthropic('claude-sonnet-5-5', { capabilities: { toolChoice: { none: 'emulated' } } });
+ * const gateway = anthropic('my-compatible-model', { capabilities: { structuredOutput: false } });
  */
 export const ANTHROPIC_CAPABILITIES: ModelCapabilities = Object.freeze({
   toolCalls: true,
@@ -15,4 +17,5 @@ export const ANTHROPIC_CAPABILITIES: ModelCapabilities = Object.freeze({
   parallelToolCalls: true,
   strictSchemas: true,
   streaming: true,
+  structuredOutput: true,
 });
