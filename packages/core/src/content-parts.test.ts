@@ -66,6 +66,25 @@ describe('content parts', () => {
     ).toThrow(/limit of 20 bytes/);
   });
 
+  it('refuses a malformed part with a typed error naming it', () => {
+    const limits = { maxImageBytes: 100, maxFileBytes: 100 };
+    const cases: [unknown, RegExp][] = [
+      [{ type: 'image', mediaType: 'image/png', data: 42 }, /`data` must be a base64 string/],
+      [{ type: 'image', mediaType: 'image/png' }, /either base64 `data` or a `url`/],
+      [{ type: 'image', data: 'AAAA' }, /needs its `mediaType`/],
+      [{ type: 'audio', data: 'AAAA' }, /unknown type "audio"/],
+      [null, /not a content part object/],
+      [{ type: 'text' }, /string `text`/],
+    ];
+    for (const [part, message] of cases) {
+      const messages = [{ role: 'user', content: [part] }] as unknown as Message[];
+      expect(() => assertContentWithinLimits(messages, limits, 'p')).toThrow(message);
+    }
+    expect(() =>
+      assertContentWithinLimits([{ role: 'user', content: 7 }] as unknown as Message[], limits, 'p'),
+    ).toThrow(/string or an array of content parts/);
+  });
+
   it('collects reasoning parts from a stream', async () => {
     const parts: StreamPart[] = [
       { type: 'reasoning-delta', delta: 'Let me ' },

@@ -119,6 +119,23 @@ export interface ContentLimits {
   readonly maxTotalBytes?: number;
 }
 
+/** What is wrong with a content part's shape (checked before its size), or `undefined`. */
+function contentPartProblem(part: unknown): string | undefined {
+  if (typeof part !== 'object' || part === null) return 'is not a content part object.';
+  const { type, text, data, url, mediaType } = part as Record<string, unknown>;
+  if (type === 'text') return typeof text === 'string' ? undefined : 'a text part needs a string `text`.';
+  if (type !== 'image' && type !== 'file')
+    return `has an unknown type ${JSON.stringify(String(type))} (text, image or file).`;
+  if ((data === undefined) === (url === undefined))
+    return `an ${type} part needs either base64 \`data\` or a \`url\`, not both.`;
+  if (data !== undefined && typeof data !== 'string') return '`data` must be a base64 string.';
+  if (url !== undefined && typeof url !== 'string') return '`url` must be a string.';
+  if (mediaType !== undefined && typeof mediaType !== 'string') return '`mediaType` must be a string.';
+  if ((data !== undefined || type === 'file') && typeof mediaType !== 'string')
+    return `an ${type} part needs its \`mediaType\`.`;
+  return undefined;
+}
+
 /** The decoded size of base64 text, without decoding it. */
 export function base64ByteLength(data: string): number {
   let padding = 0;
@@ -128,8 +145,9 @@ export function base64ByteLength(data: string): number {
 }
 
 /**
- * Checks every inline image and file of the messages against a provider's limits, before anything is sent. Throws
- * `ContentTooLargeError` naming the message, the part, its size and the limit; nothing is cut.
+ * Checks every content part of the messages, before anything is sent: its shape (`InvalidMessageHistoryError` naming
+ * the message and the part), then each inline image and file against a provider's limits (`ContentTooLargeError`
+ * naming the message, the part, its size and the limit); nothing is cut.
  *
  * @example
  * assertContentWithinLimits(request.messages, { maxImageBytes: 5 * 1024 * 1024, maxFileBytes: 32 * 1024 * 1024 }, 'anthropic');
@@ -142,7 +160,20 @@ export function assertContentWithinLimits(
   let total = 0;
   messages.forEach((message, messageIndex) => {
     if ((message.role !== 'user' && message.role !== 'tool') || typeof message.content === 'string') return;
+    if (!Array.isArray(message.content)) {
+      throw new InvalidMessageHistoryError({
+        message: `Message ${messageIndex} (${message.role}): content must be a string or an array of content parts.`,
+        messageIndex,
+      });
+    }
     message.content.forEach((part, partIndex) => {
+      const problem = contentPartProblem(part);
+      if (problem !== undefined) {
+        throw new InvalidMessageHistoryError({
+          message: `Part ${partIndex} of message ${messageIndex} (${message.role}): ${problem}`,
+          messageIndex,
+        });
+      }
       if (part.type === 'text' || part.data === undefined) return;
       const bytes = base64ByteLength(part.data);
       const limit = part.type === 'image' ? limits.maxImageBytes : limits.maxFileBytes;

@@ -54,3 +54,35 @@ export function simulatedLatency(
     generationMs: profile.perOutputTokenMs * outputTokens,
   };
 }
+
+/** When the tokens of one answer come out, in milliseconds from the moment its request was sent. */
+export interface OutputTimeline {
+  /** The wait before the first token. */
+  readonly firstTokenMs: number;
+  /** The last token: the whole latency `generate` spends (`firstTokenMs + generationMs`, computed as it does). */
+  readonly endMs: number;
+  /** When the first `tokens` output tokens are out, from `firstTokenMs` to `endMs`. */
+  at(tokens: number): number;
+}
+
+/**
+ * The timeline of an answer billed as `outputTokens` whose stream counts `countedTokens`: after the first-token
+ * wait, `perOutputTokenMs` per token. The two counts agree unless a turn overrides `usage.outputTokens` (or a text
+ * is pathological); then the generation time is shared out in proportion, so the last token still lands on `endMs`.
+ */
+export function outputTimeline(
+  profile: LatencyProfile | undefined,
+  inputTokens: number,
+  outputTokens: number,
+  countedTokens: number,
+): OutputTimeline {
+  const { firstTokenMs, generationMs } = simulatedLatency(profile, inputTokens, outputTokens);
+  const perOutputTokenMs = profile?.perOutputTokenMs ?? 0;
+  const endMs = firstTokenMs + generationMs;
+  const at =
+    countedTokens === outputTokens
+      ? (tokens: number): number => firstTokenMs + perOutputTokenMs * tokens
+      : (tokens: number): number =>
+          firstTokenMs + Math.min(generationMs, (generationMs * tokens) / Math.max(1, countedTokens));
+  return { firstTokenMs, endMs, at };
+}

@@ -9,7 +9,6 @@ import {
   type FinishReason,
   InvalidRequestError,
   type LanguageModel,
-  MAX_TIMER_DELAY_MS,
   type ModelCapabilities,
   type ModelCapabilitiesOverride,
   type ModelRequest,
@@ -26,7 +25,9 @@ import {
 } from '@org/core';
 import type { Clock } from './clock.js';
 import { InvalidScriptError, ScriptExhaustedError, ScriptMismatchError } from './errors.js';
-import { assertLatencyProfile, type LatencyProfile, simulatedLatency } from './latency.js';
+import { assertLatencyProfile, type LatencyProfile, outputTimeline, simulatedLatency } from './latency.js';
+import { sleepOrAbort, untilAborted, waitUntil } from './model-waits.js';
+import { type StreamChunking, streamSchedule } from './stream-schedule.js';
 import { countOutputTokens, countRequestTokens } from './token-counter.js';
 import { createVirtualClock } from './virtual-clock.js';
 
@@ -55,13 +56,13 @@ export interface ScriptedTurn {
   readonly error?: Error;
   /**
    * The answer never completes, until the request is aborted (`AbortedError`): `generate` waits; `stream` sends
-   * the text first. Needs a request with a signal.
+   * the text (and the start of each call with half its arguments) first. Needs a request with a signal.
    */
   readonly stall?: boolean;
   /**
-   * The connection is lost mid-answer: `stream` sends the text and the first half of each tool call's arguments,
-   * then ends with a `StreamInterruptedError` part (no `tool-call`, no `finish`); `generate` fails with
-   * `ProviderUnavailableError`.
+   * The connection is lost mid-answer: `stream` sends the text and the first half of each tool call's arguments
+   * (each part when it would have been generated), then at once ends with a `StreamInterruptedError` part (no
+   * `tool-call`, no `finish`); `generate` fails with `ProviderUnavailableError`.
    */
   readonly disconnect?: boolean;
 }
@@ -110,7 +111,16 @@ export interface ScriptedModelOptions {
    * real model would not answer so. Default true.
    */
   readonly enforceToolChoice?: boolean;
-  /** Characters per `text-delta` / `tool-call-delta` part when streaming. Default 16. */
+  /**
+   * Tokens per `text-delta` / `tool-call-delta` part when streaming: a delta closes at the first token boundary
+   * once it holds this many tokens (a word of several tokens is not split). Default 4. Each part is sent when its
+   * last token is generated, whatever the chunk size.
+   */
+  readonly streamChunkTokens?: number;
+  /**
+   * Cut deltas by characters instead: this many code points per delta (never inside a surrogate pair), each sent
+   * when the token that holds its last character is generated. Set this or `streamChunkTokens`, not both.
+   */
   readonly streamChunkCharacters?: number;
 }
 
@@ -159,7 +169,9 @@ interface PreparedCall {
  * Creates a `LanguageModel` that needs no network: it answers from a script, counts tokens with the o200k_base
  * tokenizer over exactly what a provider would receive (system prompt, tool schemas, history), and can spend
  * simulated latency on a virtual clock shared with tools and benchmarks. It checks every request as a strict
- * provider would (tool calls paired with results, tool choice offered and supported) and records it.
+ * provider would (tool calls paired with results, tool choice offered and supported) and records it. `stream`
+ * sends each part when its last token would have been generated (a complete `tool-call` right after its last
+ * argument delta), and ends when `generate` would have returned.
  *
  * @example
  * const model = createScriptedModel({
@@ -180,7 +192,10 @@ export function createScriptedModel(options: ScriptedModelOptions): ScriptedMode
   const provider = options.provider ?? 'scripted';
   const modelId = options.modelId ?? 'scripted-model';
   const enforceToolChoice = options.enforceToolChoice ?? true;
-  const chunkCharacters = options.streamChunkCharacters ?? 16;
+  const chunking: StreamChunking =
+    options.streamChunkCharacters === undefined
+      ? { unit: 'tokens', size: options.streamChunkTokens ?? 4 }
+      : { unit: 'characters', size: options.streamChunkCharacters };
   const requests: ModelRequest[] = [];
   const calls: ScriptedCall[] = [];
   let answered = 0;
@@ -361,29 +376,32 @@ export function createScriptedModel(options: ScriptedModelOptions): ScriptedMode
       let prepared: (PreparedCall & { adjustments: Adjustment[] }) | undefined;
       try {
         prepared = await prepare(request, 'stream');
-        const { response } = prepared;
-        const latency = simulatedLatency(options.latency, prepared.inputTokens, response.usage.outputTokens);
-        await sleepOrAbort(clock, latency.firstTokenMs, request);
-        const interrupted = prepared.turn.stall === true || prepared.turn.disconnect === true;
-        const parts = interrupted
-          ? interruptedParts(response, chunkCharacters)
-          : streamParts(response, chunkCharacters);
-        // Generation time is spread over the parts by cumulative targets, so the total equals generate()'s.
-        let spent = 0;
-        for (const [index, part] of parts.entries()) {
-          const target = (latency.generationMs * (index + 1)) / parts.length;
-          await sleepOrAbort(clock, Math.max(0, target - spent), request);
-          spent = target;
-          yield part;
+        const { response, turn } = prepared;
+        const interrupted = turn.stall === true || turn.disconnect === true;
+        const schedule = streamSchedule(response, chunking, { interrupted });
+        const timeline = outputTimeline(
+          options.latency,
+          prepared.inputTokens,
+          response.usage.outputTokens,
+          schedule.totalTokens,
+        );
+        // Each part is due when its last token is generated, counted from when the request was sent (as a provider
+        // keeps generating while its consumer works): a consumer that pulls late gets what is due at once.
+        const sentAt = clock.now();
+        await waitUntil(clock, sentAt + timeline.firstTokenMs, request);
+        for (let index = 0; index < schedule.parts.length; index++) {
+          await waitUntil(clock, sentAt + timeline.at(schedule.tokensAt[index] as number), request);
+          yield schedule.parts[index] as StreamPart;
         }
-        if (prepared.turn.stall === true) await untilAborted(request, prepared.callIndex);
-        if (prepared.turn.disconnect === true) {
+        if (turn.stall === true) await untilAborted(request, prepared.callIndex);
+        if (turn.disconnect === true) {
           throw new StreamInterruptedError({
             provider,
             message: 'The scripted connection was lost mid-stream (disconnect turn).',
             partialText: response.text,
           });
         }
+        await waitUntil(clock, sentAt + timeline.endMs, request);
         const finish: StreamPart = {
           type: 'finish',
           finishReason: response.finishReason,
@@ -418,82 +436,6 @@ export function createScriptedModel(options: ScriptedModelOptions): ScriptedMode
     },
   };
   return model;
-}
-
-async function sleepOrAbort(clock: Clock, ms: number, request: ModelRequest): Promise<void> {
-  if (request.signal?.aborted) {
-    throw new AbortedError({ operation: 'model call', cause: request.signal.reason });
-  }
-  // A latency of many tokens can add up past what one timer can wait (a real clock would fire it after 1 ms): it is
-  // waited in parts. Not finite never happens (the profile is checked), and would wait nothing.
-  let left = Number.isFinite(ms) ? ms : 0;
-  while (left > 0) {
-    const part = Math.min(left, MAX_TIMER_DELAY_MS);
-    await clock.sleep(part, request.signal);
-    left -= part;
-  }
-}
-
-/** Splits a string into chunks of at most `size` code points (never inside a surrogate pair). */
-function chunk(text: string, size: number): string[] {
-  const codePoints = Array.from(text);
-  const chunks: string[] = [];
-  for (let index = 0; index < codePoints.length; index += size) {
-    chunks.push(codePoints.slice(index, index + size).join(''));
-  }
-  return chunks;
-}
-
-/** What arrives before a stall or a disconnect: the text, and the start of each call with half its arguments. */
-function interruptedParts(response: ModelResponse, chunkCharacters: number): StreamPart[] {
-  const parts: StreamPart[] = chunk(response.text, chunkCharacters).map((delta) => ({
-    type: 'text-delta',
-    delta,
-  }));
-  for (const toolCall of response.toolCalls) {
-    parts.push({ type: 'tool-call-start', toolCallId: toolCall.id, toolName: toolCall.toolName });
-    const half = Array.from(toolCall.arguments)
-      .slice(0, Math.floor(Array.from(toolCall.arguments).length / 2))
-      .join('');
-    for (const argumentsDelta of chunk(half, chunkCharacters)) {
-      parts.push({ type: 'tool-call-delta', toolCallId: toolCall.id, argumentsDelta });
-    }
-  }
-  return parts;
-}
-
-/** Waits until the request is aborted; a stall without a signal could never end, so it is refused. */
-function untilAborted(request: ModelRequest, callIndex: number): Promise<never> {
-  const signal = request.signal;
-  if (signal === undefined) {
-    return Promise.reject(
-      new ScriptMismatchError({
-        callIndex,
-        mismatch: 'stall-without-signal',
-        message: 'the turn stalls, but the request has no abort signal, so it could never end.',
-      }),
-    );
-  }
-  return new Promise<never>((_, reject) => {
-    const abort = (): void => reject(new AbortedError({ operation: 'model call', cause: signal.reason }));
-    if (signal.aborted) abort();
-    else signal.addEventListener('abort', abort, { once: true });
-  });
-}
-
-function streamParts(response: ModelResponse, chunkCharacters: number): StreamPart[] {
-  const parts: StreamPart[] = chunk(response.text, chunkCharacters).map((delta) => ({
-    type: 'text-delta',
-    delta,
-  }));
-  for (const toolCall of response.toolCalls) {
-    parts.push({ type: 'tool-call-start', toolCallId: toolCall.id, toolName: toolCall.toolName });
-    for (const argumentsDelta of chunk(toolCall.arguments, chunkCharacters)) {
-      parts.push({ type: 'tool-call-delta', toolCallId: toolCall.id, argumentsDelta });
-    }
-    parts.push({ type: 'tool-call', toolCall });
-  }
-  return parts;
 }
 
 function checkTurnAgainstRequest(
@@ -549,11 +491,16 @@ function validateOptions(options: ScriptedModelOptions): void {
     });
   }
   if (options.latency !== undefined) assertLatencyProfile(options.latency);
-  const chunkCharacters = options.streamChunkCharacters;
-  if (chunkCharacters !== undefined && (!Number.isInteger(chunkCharacters) || chunkCharacters < 1)) {
+  for (const key of ['streamChunkTokens', 'streamChunkCharacters'] as const) {
+    const size = options[key];
+    if (size !== undefined && (!Number.isInteger(size) || size < 1)) {
+      throw new InvalidScriptError({ path: key, message: `must be an integer >= 1, got ${String(size)}.` });
+    }
+  }
+  if (options.streamChunkTokens !== undefined && options.streamChunkCharacters !== undefined) {
     throw new InvalidScriptError({
-      path: 'streamChunkCharacters',
-      message: `must be an integer >= 1, got ${String(chunkCharacters)}.`,
+      path: 'streamChunkTokens',
+      message: 'set either streamChunkTokens or streamChunkCharacters, not both.',
     });
   }
 }

@@ -112,6 +112,27 @@ describe('token counting stays linear on pathological text', () => {
     );
   });
 
+  it('counts any text without over-long pieces exactly as the tokenizer does (piece by piece)', async () => {
+    const { Tiktoken } = await import('js-tiktoken/lite');
+    const { default: ranks } = await import('js-tiktoken/ranks/o200k_base');
+    const reference = new Tiktoken(ranks);
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 64 }),
+          fc.string({ unit: 'grapheme', maxLength: 64 }),
+          fc
+            .array(fc.string({ unit: 'grapheme', maxLength: 12 }), { maxLength: 40 })
+            .map((words) => words.join(' ')),
+        ),
+        (text) => {
+          expect(countTokens(text)).toBe(reference.encode(text, [], []).length);
+        },
+      ),
+      { numRuns: Math.min(Number(process.env.FC_NUM_RUNS ?? 1000), 1000) },
+    );
+  });
+
   it('finishes on a 10^5-character run of one character class (a deeply nested argument)', () => {
     const nested = '['.repeat(100_000) + ']'.repeat(100_000);
     const count = countTokens(nested);

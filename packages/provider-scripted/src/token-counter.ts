@@ -28,36 +28,68 @@ function getEncoder(): Tiktoken {
 // are counted in slices of this length, which bounds the work; ordinary text never has such pieces, so its counts
 // stay exactly the tokenizer's.
 const MAX_PIECE_CHARACTERS = 64;
-// o200k_base's own pre-tokenizer: splitting with it and encoding the pieces separately gives the same tokens.
+// o200k_base's own pre-tokenizer: the tokenizer encodes each of its pieces on its own, so counting piece by piece
+// gives the same tokens, and a piece's count can be remembered (`":"`, ` the` and the slices of a long run repeat).
 const PRE_TOKENIZER = new RegExp(o200kBase.pat_str, 'gu');
+const PIECE_CACHE_ENTRIES = 8_192;
+const pieceCache = new Map<string, number>();
 
-function encodeLength(text: string): number {
-  return getEncoder().encode(text, [], []).length;
+function pieceTokens(piece: string): number {
+  const cached = pieceCache.get(piece);
+  if (cached !== undefined) return cached;
+  const count = getEncoder().encode(piece, [], []).length;
+  if (pieceCache.size >= PIECE_CACHE_ENTRIES) pieceCache.clear();
+  pieceCache.set(piece, count);
+  return count;
+}
+
+/** Where a slice of an over-long piece ends: 64 UTF-16 units on, 63 where 64 would split a surrogate pair. */
+function sliceEnd(text: string, offset: number, end: number): number {
+  const cut = offset + MAX_PIECE_CHARACTERS;
+  if (cut >= end) return end;
+  const before = text.charCodeAt(cut - 1);
+  const after = text.charCodeAt(cut);
+  const splitsPair = before >= 0xd800 && before <= 0xdbff && after >= 0xdc00 && after <= 0xdfff;
+  return splitsPair ? cut - 1 : cut;
+}
+
+/**
+ * Visits a text in spans that end on token boundaries, in order, with the tokens of each: the tokenizer's pieces
+ * (a word with its leading space, a number group, a punctuation run), over-long ones in slices. `countTokens` is
+ * the sum over these spans, so a stream cut at their ends is timed consistently with the count. Internal.
+ */
+export function forEachTokenSpan(text: string, visit: (end: number, tokens: number) => void): void {
+  const visitPiece = (start: number, end: number): void => {
+    for (let offset = start; offset < end; ) {
+      const next = sliceEnd(text, offset, end);
+      visit(next, pieceTokens(text.slice(offset, next)));
+      offset = next;
+    }
+  };
+  let covered = 0;
+  for (const match of text.matchAll(PRE_TOKENIZER)) {
+    // o200k_base's pattern matches every character; a gap would still be counted, as its own span.
+    if (match.index > covered) visitPiece(covered, match.index);
+    visitPiece(match.index, match.index + match[0].length);
+    covered = match.index + match[0].length;
+  }
+  if (covered < text.length) visitPiece(covered, text.length);
 }
 
 function countUncached(text: string): number {
-  if (text.length <= MAX_PIECE_CHARACTERS) return encodeLength(text);
   let count = 0;
-  let runStart = 0; // start of the pending run of ordinary pieces, encoded together
-  for (const match of text.matchAll(PRE_TOKENIZER)) {
-    const piece = match[0];
-    if (piece.length <= MAX_PIECE_CHARACTERS) continue;
-    const start = match.index;
-    if (start > runStart) count += encodeLength(text.slice(runStart, start));
-    for (let offset = 0; offset < piece.length; offset += MAX_PIECE_CHARACTERS) {
-      count += encodeLength(piece.slice(offset, offset + MAX_PIECE_CHARACTERS));
-    }
-    runStart = start + piece.length;
-  }
-  if (runStart < text.length) count += encodeLength(text.slice(runStart));
+  forEachTokenSpan(text, (_end, tokens) => {
+    count += tokens;
+  });
   return count;
 }
 
 /**
  * Counts the tokens of a text with the o200k_base tokenizer (GPT-4o and later). Special-token text such as
- * `<|endoftext|>` is counted as ordinary text, as a provider counts user content. Time is linear in the length:
- * a single pre-token longer than 64 characters (a long run of one character class, never ordinary text) is
- * counted in 64-character slices, which may differ from the tokenizer by a token or so per slice.
+ * `<|endoftext|>` is counted as ordinary text, as a provider counts user content. Counted piece by piece (the
+ * tokenizer's own pre-tokens, each piece's count remembered), so time is linear in the length: a single pre-token
+ * longer than 64 characters (a long run of one character class, never ordinary text) is counted in 64-character
+ * slices (63 where 64 would split a surrogate pair), which may differ from the tokenizer by a token or so per slice.
  *
  * @example
  * countTokens('hello world'); // 2

@@ -64,6 +64,26 @@ describe('createVirtualClock', () => {
     expect(() => createVirtualClock({ startAt: -5 })).toThrow(InvalidDurationError);
   });
 
+  it('sleeps until a time exactly (no rounding of time - now), and not at all into the past', async () => {
+    const clock = createVirtualClock({ startAt: 0.7 });
+    const target = 3.3000000000000003;
+    expect(clock.now() + (target - clock.now())).not.toBe(target);
+    await clock.sleepUntil(target);
+    expect(clock.now()).toBe(target);
+    const order: string[] = [];
+    await Promise.all([
+      clock.sleep(1).then(() => order.push('later')),
+      clock.sleepUntil(0.5).then(() => order.push(`past@${clock.now()}`)),
+    ]);
+    expect(order).toEqual([`past@${target}`, 'later']);
+    const controller = new AbortController();
+    const aborted = clock.sleepUntil(5_000, controller.signal);
+    controller.abort();
+    await expect(aborted).rejects.toSatisfy((error) => AbortedError.isInstance(error));
+    expect(clock.pendingSleeps()).toBe(0);
+    expect(() => clock.sleepUntil(Number.NaN)).toThrow(InvalidDurationError);
+  });
+
   it('property: chains of sleeps finish at the sum of their durations, and every wake-up is in time order', async () => {
     await fc.assert(
       fc.asyncProperty(

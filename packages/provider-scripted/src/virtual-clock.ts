@@ -10,6 +10,13 @@ export interface VirtualClock extends Clock {
    * Sleeps that fall due are woken in time order as usual.
    */
   advanceBy(ms: number): void;
+  /**
+   * Resolves when `now()` reaches `time` (at the next wake-up when it already has). Unlike `sleep(time - now())`,
+   * which can land a rounding error away (`0.7 + (3.3000000000000003 - 0.7)` is `3.3000000000000007`), it lands on
+   * `time` exactly, so waits computed from one start time add up to what a single sleep from it would. Rejects
+   * like `sleep`: `AbortedError` when `signal` aborts, `InvalidDurationError` for a negative or non-finite time.
+   */
+  sleepUntil(time: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** Options of `createVirtualClock`. */
@@ -82,6 +89,30 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
     });
   };
 
+  const wakeAt = (time: number, signal: AbortSignal | undefined): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(sleepAborted(signal));
+        return;
+      }
+      const onAbort = (): void => {
+        const index = pending.indexOf(entry);
+        if (index >= 0) pending.splice(index, 1);
+        reject(sleepAborted(signal as AbortSignal));
+      };
+      const entry: PendingSleep = {
+        wakeAt: time,
+        sequence: sequence++,
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      pending.push(entry);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      scheduleTick();
+    });
+
   return {
     kind: 'virtual',
     now: (): number => now,
@@ -92,28 +123,11 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
     },
     sleep: (ms: number, signal?: AbortSignal): Promise<void> => {
       assertDuration(ms);
-      return new Promise<void>((resolve, reject) => {
-        if (signal?.aborted) {
-          reject(sleepAborted(signal));
-          return;
-        }
-        const onAbort = (): void => {
-          const index = pending.indexOf(entry);
-          if (index >= 0) pending.splice(index, 1);
-          reject(sleepAborted(signal as AbortSignal));
-        };
-        const entry: PendingSleep = {
-          wakeAt: now + ms,
-          sequence: sequence++,
-          resolve: () => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-          },
-        };
-        pending.push(entry);
-        signal?.addEventListener('abort', onAbort, { once: true });
-        scheduleTick();
-      });
+      return wakeAt(now + ms, signal);
+    },
+    sleepUntil: (time: number, signal?: AbortSignal): Promise<void> => {
+      assertDuration(time);
+      return wakeAt(Math.max(now, time), signal);
     },
   };
 }
