@@ -373,6 +373,8 @@ export async function executeRun(
       readonly asked: readonly Action[];
       /** On resume, the actions that need approval now and were not asked about: not run. */
       readonly unasked?: ReadonlySet<string>;
+      /** On resume, the results of the calls that ran early before the step paused. */
+      readonly ranEarly?: ReadonlyMap<string, ToolObservation>;
     } = { decisions: {}, asked: [] },
   ): Promise<AgentResult | undefined> => {
     const results = new Map<string, ToolObservation>();
@@ -383,17 +385,20 @@ export async function executeRun(
     }
     // Loop guard: a call that keeps returning the same result is refused, and the run ends.
     const loop = state.loopGuard.check(turn.actions);
-    // A step whose calls will not run discards what started early: aborted, and reported as such.
+    // A step whose calls will not run discards what started early: aborted, and reported as such. Calls that ran
+    // early before the step paused (`ranEarly`, on resume) are not run again.
     const discarded = loop === undefined || early === undefined ? undefined : await early.discard(loop);
+    const doneEarly = (id: string): ToolObservation | undefined =>
+      discarded?.get(id) ?? approval.ranEarly?.get(id);
     const stopped = stoppedAfterBlock(turn.actions, screening, options.stopOnToolBlock === true);
     const runnable: Action[] = [];
     for (const action of turn.actions) {
       const decision = decisionFor(approval.decisions, action.id);
       const askedAbout = asked.get(action.id);
       const argsToRun = screening.argsToRun(action);
-      const abortedEarly = discarded?.get(action.id);
-      if (abortedEarly !== undefined) {
-        results.set(action.id, abortedEarly);
+      const ranEarly = doneEarly(action.id);
+      if (ranEarly !== undefined) {
+        results.set(action.id, ranEarly);
       } else if (loop !== undefined) {
         const skipped: ToolObservation = {
           actionId: action.id,
@@ -693,7 +698,14 @@ export async function executeRun(
         resume.state.pending.startedAt,
         screening,
         undefined,
-        { decisions, asked: resume.state.pendingApprovals, unasked },
+        {
+          decisions,
+          asked: resume.state.pendingApprovals,
+          unasked,
+          ranEarly: new Map(
+            (resume.state.pending.early ?? []).map((observation) => [observation.actionId, observation]),
+          ),
+        },
       );
       if (ended !== undefined) return ended;
     }
@@ -828,11 +840,8 @@ export async function executeRun(
         }
       }
       if (needingApproval.length > 0) {
-        // The step is paused, not run: calls that started early are aborted (eager tools have no side effects a
-        // discarded answer would regret) and run with the step when it resumes.
-        await early?.discard(
-          new AbortedError({ operation: 'eager tool call (the step paused for approval)' }),
-        );
+        // Calls that started early finish, and their results wait in the state: a resume does not run them again.
+        const ranEarly = (await early?.settle()) ?? [];
         for (const action of needingApproval) emit({ type: 'approval-requested', timestamp: now(), action });
         const unsealed: AgentState = {
           version: 1,
@@ -847,7 +856,12 @@ export async function executeRun(
           callResults: state.loopGuard.results,
           calledTools: [...state.calledTools],
           forcedChoiceSatisfied: state.forcedChoiceSatisfied,
-          pending: { turn, toolChoice, startedAt: stepStartedAt },
+          pending: {
+            turn,
+            toolChoice,
+            startedAt: stepStartedAt,
+            ...(ranEarly.length === 0 ? {} : { early: ranEarly }),
+          },
           pendingApprovals: needingApproval,
           messageRanges: { runStart: state.runStart, steps: [...state.stepMessages] },
           run: pausedRunSettings(options, {

@@ -111,6 +111,11 @@ export interface AgentState {
     readonly turn: PlannerTurn;
     readonly toolChoice: ToolChoice;
     readonly startedAt: number;
+    /**
+     * Results of the step's calls that ran while the answer streamed (`eager` tools), before the step paused: a
+     * resume uses them instead of running those calls again.
+     */
+    readonly early?: readonly ToolObservation[];
   };
   /** The actions waiting for a decision, with the arguments they will run with (after `beforeToolUse`). */
   readonly pendingApprovals: readonly Action[];

@@ -86,6 +86,16 @@ export class EarlyExecution implements EarlyStarts {
   }
 
   /**
+   * The step pauses for approval: the calls that started early finish (they are not run again on resume), and their
+   * observations are returned for the paused state.
+   */
+  async settle(): Promise<ToolObservation[]> {
+    const running = await Promise.all([...this.#started.values()].map((started) => started.execution));
+    this.#started.clear();
+    return Promise.all(running.flatMap((entry) => (entry === undefined ? [] : [entry.observation])));
+  }
+
+  /**
    * The answer was discarded (a stream error, a step that will not run its calls): every call started early is aborted
    * through its signal, and its observation (status `aborted`, its events already emitted) is returned by id.
    */

@@ -349,6 +349,11 @@ export function assertResumeStateShape(state: JsonRecord): asserts state is Json
   checkTurn(own(pending, 'turn'), 'pending.turn');
   checkToolChoice(own(pending, 'toolChoice'), 'pending.toolChoice');
   finiteNumber(own(pending, 'startedAt'), 'pending.startedAt');
+  if (own(pending, 'early') !== undefined) {
+    list(own(pending, 'early'), 'pending.early').forEach((observation, index) => {
+      checkObservation(observation, `pending.early[${index}]`);
+    });
+  }
   const approvals = list(own(state, 'pendingApprovals'), 'pendingApprovals');
   if (approvals.length === 0)
     malformed('pendingApprovals', 'is empty (a paused run waits for at least one decision)');
@@ -515,6 +520,21 @@ export function assertConsistentPendingStep(
       inconsistent(`pending.turn.rejected[${index}]`, `answers the call ${shown(id)} twice`);
     answered.add(id);
   });
+  const ranEarly = new Set<string>();
+  (state.pending.early ?? []).forEach((observation, index) => {
+    const field = `pending.early[${index}]`;
+    const actionIndex = actions.get(observation.actionId);
+    if (actionIndex === undefined)
+      inconsistent(
+        `${field}.actionId`,
+        `names no action of the pending step (${shown(observation.actionId)})`,
+      );
+    if (ranEarly.has(observation.actionId))
+      inconsistent(`${field}.actionId`, `repeats ${shown(observation.actionId)}`);
+    ranEarly.add(observation.actionId);
+    if (observation.toolName !== turn.actions[actionIndex]?.toolName)
+      inconsistent(`${field}.toolName`, "is not its action's tool");
+  });
   const approvals = new Set<string>();
   state.pendingApprovals.forEach((pending, index) => {
     const field = `pendingApprovals[${index}]`;
@@ -522,6 +542,8 @@ export function assertConsistentPendingStep(
     if (actionIndex === undefined)
       inconsistent(`${field}.id`, `names no action of the pending step (${shown(pending.id)})`);
     if (approvals.has(pending.id)) inconsistent(`${field}.id`, `repeats ${shown(pending.id)}`);
+    if (ranEarly.has(pending.id))
+      inconsistent(`${field}.id`, `names a call that already ran (${shown(pending.id)})`);
     approvals.add(pending.id);
     const action = turn.actions[actionIndex] as (typeof turn.actions)[number];
     const tool = registry.resolve(action.toolName);
