@@ -1,10 +1,14 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import type { PlopTypes } from '@turbo/gen';
 
 /**
- * `pnpm turbo gen provider --args <name>` scaffolds `packages/provider-<name>`: a working adapter for an example
- * JSON + SSE wire protocol, its fake server, and the provider conformance suite wired to it, passing from the
- * first run. CONTRIBUTING.md says what to replace, step by step. A second argument places the package elsewhere
- * (the generator's own check uses `.tmp`, outside the workspace).
+ * `pnpm turbo gen provider --args <name>` scaffolds `packages/provider-<name>` in the one adapter layout every
+ * provider shares (docs/providers.md): a working adapter for an example JSON + SSE wire protocol (reasoning, images
+ * and files, structured output), built on @org/core's shared logger, retry options and tool-call policy; its fake
+ * server and tests under `test/`; and the provider conformance suite wired to it, passing from the first run.
+ * CONTRIBUTING.md says what to replace, step by step. A second argument places the package elsewhere (a directory
+ * one level below the repository root, such as `.tmp`, outside the workspace).
  */
 export default function generator(plop: PlopTypes.NodePlopAPI): void {
   plop.setGenerator('provider', {
@@ -36,15 +40,25 @@ export default function generator(plop: PlopTypes.NodePlopAPI): void {
       },
       {
         type: 'add',
-        path: '{{ turbo.paths.root }}/{{ directory }}/provider-{{ dashCase name }}/src/{{ dashCase name }}-provider.ts',
-        templateFile: 'templates/provider-source/provider.ts.hbs',
-      },
-      {
-        type: 'add',
         path: '{{ turbo.paths.root }}/.changeset/provider-{{ dashCase name }}-initial.md',
         templateFile: 'templates/provider-source/changeset.md.hbs',
         skip: (answers: { directory?: string }) =>
           answers.directory !== 'packages' ? 'not a workspace package: no changeset' : undefined,
+      },
+      // The templates are formatted for a typical name; a longer or shorter one moves line breaks and import order,
+      // so the package is formatted once with the repository's Biome (the ignore file is bypassed for `.tmp`).
+      (answers) => {
+        const root = plop.renderString('{{ turbo.paths.root }}', answers);
+        const directory = plop.renderString(
+          '{{ turbo.paths.root }}/{{ directory }}/provider-{{ dashCase name }}',
+          answers,
+        );
+        execFileSync(
+          join(root, 'node_modules', '.bin', 'biome'),
+          ['check', '--write', '--vcs-use-ignore-file=false', directory],
+          { cwd: root, stdio: 'pipe' },
+        );
+        return `formatted ${directory} with Biome`;
       },
     ],
   });

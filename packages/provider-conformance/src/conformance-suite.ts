@@ -1,9 +1,12 @@
 import { assertLanguageModel, SPECIFICATION_VERSION } from '@org/core';
 import { describe, expect, it } from 'vitest';
 import { registerAbortCases } from './abort-cases.js';
+import { registerContentPartCases } from './content-part-cases.js';
 import { registerErrorCases } from './error-mapping-cases.js';
 import type { ConformanceHarness } from './harness.js';
+import { registerReasoningCases } from './reasoning-cases.js';
 import { registerStreamCases } from './stream-cases.js';
+import { registerStructuredOutputCases } from './structured-output-cases.js';
 import { registerToolChoiceMatrix } from './tool-choice-matrix.js';
 import { withFixture } from './with-fixture.js';
 
@@ -17,13 +20,19 @@ import { withFixture } from './with-fixture.js';
  *   refusals before sending (unknown named tool, unpaired history);
  * - `stream()` collected equals `generate()`, and streams are well formed;
  * - abort through the request's signal;
+ * - reasoning: returned as `ModelResponse.reasoning` and `reasoning-delta` / `reasoning` parts, the model's own sent
+ *   back, another provider's left out and reported (needs `capabilities.reasoning`);
+ * - content parts: images and files of user messages and tool results on the wire, `ContentTooLargeError` before
+ *   sending (needs `capabilities.contentParts`);
+ * - structured output: `responseFormat` on the wire and the JSON back where the model declares
+ *   `capabilities.structuredOutput`, `InvalidRequestError` before sending where it does not;
  * - with `capabilities.errorReplies`: 429 with retry-after, 401, 403, 400 with the provider's message, 500, 503,
  *   context length; with `capabilities.disconnects`: a connection lost mid-stream.
  *
  * @example
- * // packages/provider-acme/src/conformance.test.ts
+ * // packages/provider-acme/test/conformance.test.ts
  * import { runConformanceSuite } from '@org/provider-conformance';
- * import { createAcmeHarness } from './test-utils/acme-harness.js';
+ * import { createAcmeHarness } from './fake-acme-server.js';
  *
  * runConformanceSuite(createAcmeHarness());
  */
@@ -44,5 +53,8 @@ export function runConformanceSuite(harness: ConformanceHarness): void {
     registerStreamCases(harness);
     registerAbortCases(harness);
     registerErrorCases(harness);
+    registerReasoningCases(harness);
+    registerContentPartCases(harness);
+    registerStructuredOutputCases(harness);
   });
 }

@@ -1,4 +1,11 @@
-import type { FinishReason, JsonSchema, LanguageModel, MessageRole, ToolCall } from '@org/core';
+import type {
+  ContentLimits,
+  FinishReason,
+  JsonSchema,
+  LanguageModel,
+  MessageRole,
+  ToolCall,
+} from '@org/core';
 
 /**
  * The next answer the fake server (or offline model) gives, in provider-neutral terms. The harness renders it in
@@ -16,6 +23,31 @@ export interface ResponseReply {
   /** Defaults to `tool-calls` when there are tool calls, `stop` otherwise. Rendered as the provider's own value. */
   readonly finishReason?: FinishReason;
   readonly usage?: { readonly inputTokens: number; readonly outputTokens: number };
+  /**
+   * Reasoning blocks the answer starts with, in order (only scripted for harnesses declaring
+   * `capabilities.reasoning: 'round-trip'`). For a stream, the harness splits each block's text into several deltas.
+   */
+  readonly reasoning?: readonly ScriptedReasoning[];
+}
+
+/**
+ * One reasoning block of a scripted answer. It carries every opaque field any provider uses; the harness renders
+ * the ones its wire has: a signed block (`text` and `signature`) as Anthropic `thinking` or Bedrock
+ * `reasoningText`, a withheld block (`text: ''` and `redactedData`) as Anthropic `redacted_thinking` or Bedrock
+ * `redactedContent`, and either as an OpenAI Responses `reasoning` item (`id`, `text` as its summary,
+ * `encryptedContent` as `encrypted_content`).
+ */
+export interface ScriptedReasoning {
+  /** The reasoning text the provider shows; `''` for a withheld block. */
+  readonly text: string;
+  /** Set on a signed block. */
+  readonly signature?: string;
+  /** Set on a withheld block (base64, as providers send it). */
+  readonly redactedData?: string;
+  /** The reasoning item's id, for providers that give one. */
+  readonly id: string;
+  /** The encrypted form, for providers that encrypt reasoning. */
+  readonly encryptedContent: string;
 }
 
 /**
@@ -65,6 +97,48 @@ export type WireToolChoice =
   | { readonly type: 'tool'; readonly toolName: string }
   | undefined;
 
+/**
+ * One reasoning block the wire request carried back in an assistant message, with the fields the wire expressed:
+ * Anthropic `thinking` (`text`, `signature`) and `redacted_thinking` (`redactedData`), Bedrock `reasoningContent`
+ * (`reasoningText.text` and `.signature`, `redactedContent` as base64), OpenAI Responses `reasoning` items (`id`,
+ * the summary texts joined as `text`, `encrypted_content`). Leave out a field the wire did not carry.
+ */
+export interface WireReasoning {
+  /** The reasoning text on the wire; `''` when it carried none. */
+  readonly text: string;
+  readonly signature?: string;
+  readonly redactedData?: string;
+  readonly id?: string;
+  readonly encryptedContent?: string;
+}
+
+/**
+ * One content part of a user message or a tool result as the wire carried it: inline data as base64 (a data URL
+ * split into its media type and data, Bedrock `bytes` as the base64 of the JSON body), and the media type as a MIME
+ * type (Bedrock `format: 'png'` is `image/png`, `format: 'pdf'` is `application/pdf`). Leave out a field the wire
+ * did not carry.
+ */
+export type WireContentPart =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image'; readonly mediaType?: string; readonly data?: string; readonly url?: string }
+  | {
+      readonly type: 'file';
+      readonly mediaType?: string;
+      readonly data?: string;
+      readonly url?: string;
+      readonly filename?: string;
+    };
+
+/**
+ * The structured-output format the wire request asked for (OpenAI Responses `text.format` and Chat Completions
+ * `response_format` of type `json_schema`, Anthropic `output_format`, ...), with the schema as sent.
+ */
+export interface WireResponseFormat {
+  /** The schema's name, where the wire carries one. */
+  readonly name?: string;
+  readonly schema: JsonSchema;
+}
+
 /** One message (or message-like item) of the wire request, projected to what the suite checks. */
 export interface WireMessage {
   /**
@@ -78,6 +152,16 @@ export interface WireMessage {
   readonly toolCallIds?: readonly string[];
   /** For `tool`: the id of the call it answers. */
   readonly toolCallId?: string;
+  /**
+   * For `assistant`: the reasoning blocks it carried back, in order; `undefined` or `[]` when none. Projected by
+   * harnesses declaring `capabilities.reasoning`.
+   */
+  readonly reasoning?: readonly WireReasoning[];
+  /**
+   * For `user` and `tool`: the content parts as the wire carried them, in order (plain text is one text part).
+   * Projected by harnesses declaring `capabilities.contentParts`.
+   */
+  readonly content?: readonly WireContentPart[];
 }
 
 /** One request as it went on the wire, projected to provider-neutral facts. */
@@ -94,6 +178,16 @@ export interface WireRequest {
   readonly messages: readonly WireMessage[];
   /** Whether the request asked for a streamed answer. */
   readonly stream: boolean;
+  /**
+   * The structured-output format the wire asked for; `undefined` when none. Projected by harnesses declaring
+   * `capabilities.structuredOutput`.
+   */
+  readonly responseFormat?: WireResponseFormat | undefined;
+  /**
+   * The request body exactly as the server received it, as text, so the suite can check that something (reasoning
+   * of another provider) is nowhere on the wire. Projected by harnesses declaring `capabilities.reasoning`.
+   */
+  readonly rawBody?: string;
 }
 
 /**
@@ -107,6 +201,25 @@ export interface HarnessCapabilities {
   readonly disconnects?: boolean;
   /** The fixture can hold an answer open until the client aborts (`StallReply`). */
   readonly stalls?: boolean;
+  /**
+   * How the fixture handles reasoning. `'round-trip'`: the fake server renders `ResponseReply.reasoning` in the
+   * provider's wire form, and the projection fills `WireMessage.reasoning` and `WireRequest.rawBody`.
+   * `'not-on-wire'`: the provider's wire API carries no reasoning at all (OpenAI Chat Completions); only
+   * `WireRequest.rawBody` is projected, and the cases check that reasoning in the history stays off the wire and is
+   * reported. Left out, the reasoning cases fail, naming this capability.
+   */
+  readonly reasoning?: 'round-trip' | 'not-on-wire';
+  /**
+   * The projection fills `WireMessage.content`, and `limits` are the adapter's media limits (its
+   * `content-limits.ts`), which the suite exceeds by one byte. Left out, the content-part cases fail, naming this
+   * capability.
+   */
+  readonly contentParts?: { readonly limits: ContentLimits };
+  /**
+   * The projection fills `WireRequest.responseFormat`. Needed when the model declares
+   * `capabilities.structuredOutput`; left out then, the structured-output cases fail, naming this capability.
+   */
+  readonly structuredOutput?: boolean;
 }
 
 /** One model connected to its own fake server, for one test. */

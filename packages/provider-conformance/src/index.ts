@@ -12,10 +12,14 @@ export type {
   ErrorReply,
   HarnessCapabilities,
   ResponseReply,
+  ScriptedReasoning,
   ScriptedReply,
   StallReply,
+  WireContentPart,
   WireMessage,
+  WireReasoning,
   WireRequest,
+  WireResponseFormat,
   WireToolChoice,
 } from './harness.js';
 export { projectModelRequest } from './project-model-request.js';

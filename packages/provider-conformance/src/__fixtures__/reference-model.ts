@@ -1,16 +1,22 @@
 import {
   AbortedError,
+  type Adjustment,
   AuthenticationError,
+  assertContentWithinLimits,
   assertToolCallPairing,
   assertToolChoiceOffered,
+  type ContentLimits,
   ContextLengthExceededError,
+  contentText,
   createUsage,
   InvalidRequestError,
   type LanguageModel,
+  type Message,
   type ModelRequest,
   type ModelResponse,
   ProviderUnavailableError,
   RateLimitError,
+  type ReasoningPart,
   SPECIFICATION_VERSION,
   StreamInterruptedError,
   type StreamPart,
@@ -21,13 +27,107 @@ import { projectModelRequest } from '../project-model-request.js';
 
 const PROVIDER = 'reference';
 
+/** The media limits of the reference model: small, so the suite's oversized image stays small. */
+export const REFERENCE_CONTENT_LIMITS: ContentLimits = Object.freeze({
+  maxImageBytes: 64 * 1024,
+  maxFileBytes: 128 * 1024,
+});
+
+/**
+ * A way the reference model can break the contract, to prove the suite catches it:
+ * - `reasoning-dropped`: replies come back without their reasoning;
+ * - `reasoning-part-before-deltas`: a stream yields each `reasoning` part before its `reasoning-delta` parts;
+ * - `own-reasoning-not-sent`: the model's own reasoning is left out of the wire (unreported);
+ * - `foreign-reasoning-as-text`: another provider's reasoning is sent as assistant text (unreported);
+ * - `foreign-reasoning-unreported`: another provider's reasoning is left out without an Adjustment;
+ * - `media-flattened`: images and files of user and tool messages are sent as their text rendering, unreported;
+ * - `limits-unchecked`: media limits are not checked before sending;
+ * - `response-format-dropped`: a response format is left off the wire although structured output is declared;
+ * - `response-format-unchecked`: a response format is sent although structured output is not declared.
+ */
+export type ReferenceFault =
+  | 'reasoning-dropped'
+  | 'reasoning-part-before-deltas'
+  | 'own-reasoning-not-sent'
+  | 'foreign-reasoning-as-text'
+  | 'foreign-reasoning-unreported'
+  | 'media-flattened'
+  | 'limits-unchecked'
+  | 'response-format-dropped'
+  | 'response-format-unchecked';
+
+/** Options of `createReferenceFixture`. */
+export interface ReferenceFixtureOptions {
+  /** Whether the model declares native structured output. Default `true`. */
+  readonly structuredOutput?: boolean;
+  /**
+   * Whether its wire carries reasoning. Default `true`; `false` models an API without reasoning (OpenAI Chat
+   * Completions): every reasoning part of the history is left out, and reported.
+   */
+  readonly reasoningOnWire?: boolean;
+  /** Contract breaches to commit (none by default). */
+  readonly faults?: readonly ReferenceFault[];
+}
+
+/**
+ * The request as the reference model "sends" it (its wire): another provider's reasoning left out (and reported),
+ * unless a fault says otherwise.
+ */
+function toWire(
+  request: ModelRequest,
+  faults: ReadonlySet<ReferenceFault>,
+  reasoningOnWire: boolean,
+): { wire: ModelRequest; adjustments: Adjustment[] } {
+  const adjustments: Adjustment[] = [];
+  let foreign = 0;
+  const messages = request.messages.map((message): Message => {
+    if ((message.role === 'user' || message.role === 'tool') && faults.has('media-flattened')) {
+      return { ...message, content: contentText(message.content) };
+    }
+    if (message.role !== 'assistant' || message.reasoning === undefined) return message;
+    const own: ReasoningPart[] = [];
+    const others: ReasoningPart[] = [];
+    for (const part of message.reasoning) {
+      (part.provider === PROVIDER && reasoningOnWire ? own : others).push(part);
+    }
+    foreign += others.length;
+    const kept = faults.has('own-reasoning-not-sent') ? [] : own;
+    const { reasoning: _reasoning, ...rest } = message;
+    const content = faults.has('foreign-reasoning-as-text')
+      ? [...others.map((part) => part.text), message.content].join('\n')
+      : message.content;
+    return { ...rest, content, ...(kept.length > 0 ? { reasoning: kept } : {}) };
+  });
+  if (
+    foreign > 0 &&
+    !faults.has('foreign-reasoning-as-text') &&
+    !faults.has('foreign-reasoning-unreported')
+  ) {
+    adjustments.push({
+      kind: 'history-rewritten',
+      message: `Left out ${foreign} reasoning part(s) produced by another provider, or not carried by this wire.`,
+    });
+  }
+  let responseFormat = request.responseFormat;
+  if (faults.has('response-format-dropped')) responseFormat = undefined;
+  const { responseFormat: _format, ...rest } = request;
+  return {
+    wire: { ...rest, messages, ...(responseFormat === undefined ? {} : { responseFormat }) },
+    adjustments,
+  };
+}
+
 /**
  * A minimal offline model that honours the whole contract, used to check the suite itself: its "wire request" is the
- * `ModelRequest` it received, and the scripted replies are rendered straight into responses, parts and core errors.
+ * `ModelRequest` after its own conversion, and the scripted replies are rendered straight into responses, parts and
+ * core errors. `faults` make it break the contract in chosen ways.
  */
-export function createReferenceFixture(): ConformanceFixture {
+export function createReferenceFixture(options: ReferenceFixtureOptions = {}): ConformanceFixture {
   const queue: ScriptedReply[] = [];
   const seen: WireRequest[] = [];
+  const faults: ReadonlySet<ReferenceFault> = new Set(options.faults ?? []);
+  const structuredOutput = options.structuredOutput ?? true;
+  let adjustments: Adjustment[] = [];
 
   const begin = (request: ModelRequest, stream: boolean): ScriptedReply => {
     if (request.signal?.aborted)
@@ -37,7 +137,22 @@ export function createReferenceFixture(): ConformanceFixture {
       request.toolChoice ?? ToolChoice.auto(),
       (request.tools ?? []).map((tool) => tool.name),
     );
-    seen.push(projectModelRequest(request, { stream }));
+    if (!faults.has('limits-unchecked')) {
+      assertContentWithinLimits(request.messages, REFERENCE_CONTENT_LIMITS, PROVIDER);
+    }
+    if (
+      request.responseFormat !== undefined &&
+      !structuredOutput &&
+      !faults.has('response-format-unchecked')
+    ) {
+      throw new InvalidRequestError({
+        provider: PROVIDER,
+        message: 'The reference model has no native structured output; leave out responseFormat.',
+      });
+    }
+    const converted = toWire(request, faults, options.reasoningOnWire ?? true);
+    adjustments = converted.adjustments;
+    seen.push(projectModelRequest(converted.wire, { stream }));
     const reply = queue.shift();
     if (reply === undefined)
       throw new InvalidRequestError({ provider: PROVIDER, message: 'No reply scripted.' });
@@ -76,14 +191,28 @@ export function createReferenceFixture(): ConformanceFixture {
 
   const respond = (reply: Extract<ScriptedReply, { type: 'response' }>): ModelResponse => {
     const toolCalls = reply.toolCalls ?? [];
+    const reasoning: ReasoningPart[] = faults.has('reasoning-dropped')
+      ? []
+      : (reply.reasoning ?? []).map((block) => ({ type: 'reasoning', provider: PROVIDER, ...block }));
     return {
       text: reply.text ?? '',
       toolCalls,
+      ...(reasoning.length > 0 ? { reasoning } : {}),
       finishReason: reply.finishReason ?? (toolCalls.length > 0 ? 'tool-calls' : 'stop'),
       usage: createUsage(reply.usage ?? { inputTokens: 0, outputTokens: 0 }),
-      adjustments: [],
+      adjustments,
     };
   };
+
+  const reasoningParts = (reasoning: readonly ReasoningPart[]): StreamPart[] =>
+    reasoning.flatMap((part): StreamPart[] => {
+      const deltas: StreamPart[] = (part.text.match(/[\s\S]{1,7}/g) ?? []).map((delta) => ({
+        type: 'reasoning-delta',
+        delta,
+      }));
+      const complete: StreamPart = { type: 'reasoning', reasoning: part };
+      return faults.has('reasoning-part-before-deltas') ? [complete, ...deltas] : [...deltas, complete];
+    });
 
   const model: LanguageModel = {
     specificationVersion: SPECIFICATION_VERSION,
@@ -95,6 +224,7 @@ export function createReferenceFixture(): ConformanceFixture {
       parallelToolCalls: true,
       strictSchemas: false,
       streaming: true,
+      structuredOutput,
     },
     async generate(request) {
       const reply = begin(request, false);
@@ -137,6 +267,7 @@ export function createReferenceFixture(): ConformanceFixture {
         return;
       }
       const response = respond(reply);
+      yield* reasoningParts(response.reasoning ?? []);
       if (response.text) yield { type: 'text-delta', delta: response.text };
       for (const toolCall of response.toolCalls) {
         const parts: StreamPart[] = [
@@ -146,7 +277,12 @@ export function createReferenceFixture(): ConformanceFixture {
         ];
         yield* parts;
       }
-      yield { type: 'finish', finishReason: response.finishReason, usage: response.usage, adjustments: [] };
+      yield {
+        type: 'finish',
+        finishReason: response.finishReason,
+        usage: response.usage,
+        adjustments: response.adjustments,
+      };
     },
   };
 
