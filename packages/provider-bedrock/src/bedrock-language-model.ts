@@ -1,15 +1,12 @@
 import {
   type BedrockRuntimeClient,
   ConverseCommand,
-  type ConverseCommandInput,
   type ConverseResponse,
   ConverseStreamCommand,
   type ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import {
   AbortedError,
-  type Adjustment,
-  assertToolCallPairing,
   errorMessageOf,
   type LanguageModel,
   type ModelCapabilities,
@@ -27,18 +24,16 @@ import {
 } from '@org/core';
 import {
   type BedrockModelSettings,
-  DEFAULT_BEDROCK_CAPABILITIES,
   NONE_TOOL_CHOICE_POLICIES,
   type NoneToolChoicePolicy,
 } from './bedrock-model-settings.js';
-import { ConverseStreamAssembler } from './converse-stream-assembler.js';
-import { convertMessages } from './convert-messages.js';
+import { type BuiltRequest, buildRequest } from './build-request.js';
+import { DEFAULT_BEDROCK_CAPABILITIES } from './capabilities.js';
 import { InvalidBedrockOptionsError } from './invalid-bedrock-options-error.js';
-import { BEDROCK_PROVIDER, mapBedrockError, unsupportedToolChoiceMode } from './map-bedrock-error.js';
-import { mapConverseResponse } from './map-converse-response.js';
-import { type PreparedTools, prepareTools } from './prepare-tool-config.js';
-import { readBedrockProviderOptions } from './read-provider-options.js';
+import { BEDROCK_PROVIDER, mapBedrockError, unsupportedToolChoiceMode } from './map-error.js';
+import { mapResponse } from './map-response.js';
 import { type RetryOptions, resolveBedrockRetryOptions } from './retry-options.js';
+import { StreamAssembler } from './stream-assembler.js';
 
 /**
  * How a model reaches its client: created lazily, so importing the default instance has no side effect. Built by
@@ -53,12 +48,6 @@ export interface BedrockClientSource {
   readonly beforeRequest: (client: BedrockRuntimeClient) => Promise<void>;
   readonly clientSupplied: boolean;
   readonly retry: RetryOptions | undefined;
-}
-
-interface PreparedRequest {
-  readonly input: ConverseCommandInput;
-  readonly tools: PreparedTools;
-  readonly adjustments: readonly Adjustment[];
 }
 
 /**
@@ -123,7 +112,7 @@ export class BedrockLanguageModel implements LanguageModel {
         request,
       );
     }
-    return mapConverseResponse(output, {
+    return mapResponse(output, {
       names: prepared.tools.names,
       propertyNames: prepared.tools.propertyNames,
       callPolicy: prepared.tools.callPolicy,
@@ -152,6 +141,10 @@ export class BedrockLanguageModel implements LanguageModel {
       yield { type: 'error', error: toError(error, this.modelId) };
       return;
     }
+    for (const reasoning of response.reasoning ?? []) {
+      if (reasoning.text !== '') yield { type: 'reasoning-delta', delta: reasoning.text };
+      yield { type: 'reasoning', reasoning };
+    }
     if (response.text !== '') yield { type: 'text-delta', delta: response.text };
     for (const toolCall of response.toolCalls) {
       yield { type: 'tool-call-start', toolCallId: toolCall.id, toolName: toolCall.toolName };
@@ -176,7 +169,7 @@ export class BedrockLanguageModel implements LanguageModel {
     request.signal?.addEventListener('abort', onAbort, { once: true });
     const linked: ModelRequest = { ...request, signal: controller.signal };
     try {
-      let prepared: PreparedRequest;
+      let prepared: BuiltRequest;
       let events: AsyncIterable<ConverseStreamOutput>;
       try {
         prepared = this.prepare(request, false);
@@ -190,7 +183,7 @@ export class BedrockLanguageModel implements LanguageModel {
         yield { type: 'error', error: toError(error, this.modelId) };
         return;
       }
-      const assembler = new ConverseStreamAssembler({
+      const assembler = new StreamAssembler({
         modelId: this.modelId,
         names: prepared.tools.names,
         propertyNames: prepared.tools.propertyNames,
@@ -215,7 +208,7 @@ export class BedrockLanguageModel implements LanguageModel {
   }
 
   private async openStream(
-    prepared: PreparedRequest,
+    prepared: BuiltRequest,
     request: ModelRequest,
   ): Promise<AsyncIterable<ConverseStreamOutput>> {
     const response = await this.send(
@@ -255,7 +248,7 @@ export class BedrockLanguageModel implements LanguageModel {
    * choice, either the request prepared with the mode emulated (opt-in) or an `UnsupportedToolChoiceError`.
    * Any other error is rethrown.
    */
-  private fallbackOrThrow(error: unknown, request: ModelRequest): PreparedRequest {
+  private fallbackOrThrow(error: unknown, request: ModelRequest): BuiltRequest {
     const cause = OrgError.isInstance(error) ? error.cause : error;
     const mode = unsupportedToolChoiceMode(cause);
     const requested = (request.toolChoice ?? ToolChoice.auto()).type;
@@ -274,55 +267,13 @@ export class BedrockLanguageModel implements LanguageModel {
     return this.prepare(request, true);
   }
 
-  private prepare(request: ModelRequest, forceEmulation: boolean): PreparedRequest {
-    assertToolCallPairing(request.messages);
-    const bedrockOptions = readBedrockProviderOptions(request.providerOptions);
-    const tools = prepareTools({
+  private prepare(request: ModelRequest, forceEmulation: boolean): BuiltRequest {
+    return buildRequest(request, {
       modelId: this.modelId,
-      tools: request.tools ?? [],
-      toolChoice: request.toolChoice ?? ToolChoice.auto(),
-      messages: request.messages,
       capabilities: this.capabilities,
       noneToolChoicePolicy: this.nonePolicy,
       forceEmulation,
     });
-    const converted = convertMessages(request.messages, {
-      names: tools.names,
-      toolHistory: tools.toolHistory,
-      propertyNames: tools.propertyNames,
-    });
-    const system = [
-      ...converted.system,
-      ...(tools.instruction === undefined ? [] : [{ text: tools.instruction }]),
-    ];
-    const inferenceConfig = {
-      ...(request.maxOutputTokens === undefined ? {} : { maxTokens: request.maxOutputTokens }),
-      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-      ...(request.stopSequences === undefined ? {} : { stopSequences: [...request.stopSequences] }),
-      ...(bedrockOptions.topP === undefined ? {} : { topP: bedrockOptions.topP }),
-    };
-    const adjustments: Adjustment[] = [...tools.adjustments, ...converted.adjustments];
-    if (tools.toolConfig !== undefined && tools.propertyNames.adjustment !== undefined) {
-      adjustments.push(tools.propertyNames.adjustment);
-    }
-    if (request.parallelToolCalls === false) {
-      adjustments.push({
-        kind: 'setting-ignored',
-        message:
-          'Converse has no switch for parallel tool calls; parallelToolCalls: false was not sent, and the model may ' +
-          'still return several calls in one turn.',
-        details: { setting: 'parallelToolCalls', value: false },
-      });
-    }
-    const input: ConverseCommandInput = {
-      modelId: this.modelId,
-      messages: converted.messages,
-      ...(system.length === 0 ? {} : { system }),
-      ...(tools.toolConfig === undefined ? {} : { toolConfig: tools.toolConfig }),
-      ...(Object.keys(inferenceConfig).length === 0 ? {} : { inferenceConfig }),
-      ...bedrockOptions.passthrough,
-    };
-    return { input, tools, adjustments };
   }
 }
 

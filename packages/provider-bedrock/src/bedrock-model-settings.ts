@@ -1,4 +1,4 @@
-import type { ModelCapabilities, ModelCapabilitiesOverride } from '@org/core';
+import type { ModelCapabilitiesOverride } from '@org/core';
 import type { RetryOptions } from './retry-options.js';
 
 /**
@@ -59,21 +59,3 @@ export interface BedrockModelSettings {
   /** Retries of throttling, 5xx and connection failures for this model; overrides the provider's. */
   readonly retry?: RetryOptions;
 }
-
-/**
- * What the adapter declares for every Converse model before the user's override. `none` is `emulated` because
- * Converse has no such mode (see `NoneToolChoicePolicy`); `required` and `tool` are sent natively, and a model that
- * rejects them is declared by the user or caught at run time (`emulateUnsupportedToolChoice`).
- *
- * @example
- * mergeCapabilities(DEFAULT_BEDROCK_CAPABILITIES, { toolChoice: { required: 'unsupported' } });
- */
-export const DEFAULT_BEDROCK_CAPABILITIES: ModelCapabilities = Object.freeze({
-  toolCalls: true,
-  toolChoice: Object.freeze({ auto: 'native', required: 'native', tool: 'native', none: 'emulated' }),
-  // Models return several calls in one turn, but Converse cannot turn that off (no parallel switch), and the
-  // capability means both; `parallelToolCalls: false` on a request is reported as a `setting-ignored` Adjustment.
-  parallelToolCalls: false,
-  strictSchemas: false,
-  streaming: true,
-});

@@ -1,5 +1,5 @@
 import { BedrockRuntimeClient, type BedrockRuntimeClientConfig } from '@aws-sdk/client-bedrock-runtime';
-import { registerSecret } from '@org/core';
+import { createRedactingLogger, registerSecret } from '@org/core';
 import { type BedrockClientSource, BedrockLanguageModel } from './bedrock-language-model.js';
 import type { BedrockModelSettings } from './bedrock-model-settings.js';
 import { InvalidBedrockOptionsError } from './invalid-bedrock-options-error.js';
@@ -23,7 +23,10 @@ export interface BedrockProviderOptions {
   readonly profile?: string;
   /** Another endpoint, e.g. a VPC endpoint or a local test server. */
   readonly endpoint?: string;
-  /** Any other `BedrockRuntimeClient` setting (`requestHandler`, `logger`, ...), applied last. */
+  /**
+   * Any other `BedrockRuntimeClient` setting (`requestHandler`, `logger`, ...), applied last. A `logger` is wrapped
+   * in `@org/core`'s redacting logger: the SDK logs each command's input and output, which may carry a secret.
+   */
   readonly clientConfig?: BedrockRuntimeClientConfig;
   /**
    * A ready client, used as is (region, credentials, retries and handler are its own; the options above must
@@ -92,6 +95,9 @@ export function createBedrock(options: BedrockProviderOptions = {}): BedrockProv
         ...(options.profile === undefined ? {} : { profile: options.profile }),
         ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
         ...options.clientConfig,
+        ...(options.clientConfig?.logger === undefined
+          ? {}
+          : { logger: createRedactingLogger(options.clientConfig.logger) }),
       });
       return client;
     },

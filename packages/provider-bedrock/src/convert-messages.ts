@@ -4,7 +4,18 @@ import type {
   SystemContentBlock,
   ToolUseBlock,
 } from '@aws-sdk/client-bedrock-runtime';
-import { type Adjustment, type Message, readStrictJson, type ToolPropertyNames } from '@org/core';
+import {
+  type Adjustment,
+  type Message,
+  type MessageContent,
+  type ReasoningPart,
+  readStrictJson,
+  type ToolPropertyNames,
+} from '@org/core';
+import { convertContentParts, type WirePart } from './convert-content-parts.js';
+import { createDocumentNamer } from './document-names.js';
+import { BEDROCK_PROVIDER } from './map-error.js';
+import { reasoningBlockOf } from './reasoning-blocks.js';
 import type { ToolNameMap } from './tool-names.js';
 
 /**
@@ -19,7 +30,10 @@ export type ToolHistoryMode = 'native' | 'as-text' | 'drop';
 export interface ConvertedMessages {
   readonly system: SystemContentBlock[];
   readonly messages: BedrockMessage[];
-  /** Every change beyond the one-to-one mapping (merged turns, moved system messages, rewritten tool blocks). */
+  /**
+   * Every change beyond the one-to-one mapping (merged turns, moved system messages, rewritten tool blocks, document
+   * names, reasoning of another provider dropped).
+   */
   readonly adjustments: Adjustment[];
   /** Whether the history holds tool calls or results (Converse then requires a `toolConfig`). */
   readonly hasToolBlocks: boolean;
@@ -43,9 +57,12 @@ interface Turn {
 
 /**
  * Converts core messages to Converse `system` blocks and alternating `user` / `assistant` messages:
- * system messages become system blocks; a tool message becomes a `toolResult` block in a user turn (`status:
- * 'error'` when `isError`); consecutive turns of one role are merged, as Converse requires. The caller checks tool
- * call pairing first (`assertToolCallPairing`).
+ * system messages become system blocks; user content parts become text, `image` and `document` blocks
+ * (`convertContentParts`); an assistant message becomes its Bedrock reasoning (`reasoningContent` blocks, first,
+ * unmodified), then its text and `toolUse` blocks; a tool message becomes a `toolResult` block in a user turn (its
+ * parts as the result's content, `status: 'error'` when `isError`); consecutive turns of one role are merged, as
+ * Converse requires. Reasoning another provider produced is never sent (not even as text): it is dropped and
+ * reported. The caller checks tool call pairing first (`assertToolCallPairing`).
  *
  * @example
  * const { system, messages } = convertMessages(request.messages, { names, toolHistory: 'native' });
@@ -59,6 +76,10 @@ export function convertMessages(
   const adjustments: Adjustment[] = [];
   const movedSystem: number[] = [];
   const unparsableArguments: { toolCallId: string; toolName: string; arguments: string }[] = [];
+  const foreignReasoning: { messageIndex: number; provider: string; parts: number }[] = [];
+  const documentNames = createDocumentNamer();
+  const parts = (content: MessageContent, messageIndex: number): WirePart[] =>
+    convertContentParts(content, { messageIndex, documentNames });
   let hasToolBlocks = false;
   let rewrittenToolBlocks = 0;
   let seenConversation = false;
@@ -84,11 +105,14 @@ export function convertMessages(
         return;
       case 'user':
         seenConversation = true;
-        push('user', [{ text: message.content }], index, 'user');
+        push('user', parts(message.content, index), index, 'user');
         return;
       case 'assistant': {
         seenConversation = true;
-        const content: ContentBlock[] = message.content === '' ? [] : [{ text: message.content }];
+        const content: ContentBlock[] = ownReasoning(message.reasoning, index, foreignReasoning).map((part) =>
+          reasoningBlockOf(part, index),
+        );
+        if (message.content !== '') content.push({ text: message.content });
         for (const call of message.toolCalls ?? []) {
           hasToolBlocks = true;
           if (options.toolHistory === 'drop') {
@@ -130,14 +154,19 @@ export function convertMessages(
           rewrittenToolBlocks++;
           return;
         }
+        const result = parts(message.content, index);
         if (options.toolHistory === 'as-text') {
           rewrittenToolBlocks++;
+          // The result's text in one block; its images and documents follow it as they are (a user turn takes them).
+          const text = result.flatMap((part) => ('text' in part ? [part.text] : [])).join('\n');
+          const media = result.filter((part) => !('text' in part));
           push(
             'user',
             [
               {
-                text: `[Tool result for ${message.toolCallId} (${message.toolName})${message.isError ? ', failed' : ''}: ${message.content}]`,
+                text: `[Tool result for ${message.toolCallId} (${message.toolName})${message.isError ? ', failed' : ''}: ${text}]`,
               },
+              ...media,
             ],
             index,
             'tool',
@@ -150,7 +179,7 @@ export function convertMessages(
             {
               toolResult: {
                 toolUseId: message.toolCallId,
-                content: [{ text: message.content }],
+                content: result,
                 ...(message.isError ? { status: 'error' as const } : {}),
               },
             },
@@ -192,6 +221,18 @@ export function convertMessages(
       details: { calls: unparsableArguments },
     });
   }
+  if (foreignReasoning.length > 0) {
+    adjustments.push({
+      kind: 'history-rewritten',
+      message:
+        'Reasoning produced by another provider cannot be sent to Bedrock (its signatures and encrypted data are ' +
+        'only valid there, and reasoning is never sent as text); it was left out of ' +
+        `${foreignReasoning.map((entry) => `message ${entry.messageIndex} (${entry.parts} part(s) from ${entry.provider})`).join(', ')}.`,
+      details: { reason: 'foreign-reasoning-dropped', messages: foreignReasoning },
+    });
+  }
+  const renamedDocuments = documentNames.adjustment();
+  if (renamedDocuments !== undefined) adjustments.push(renamedDocuments);
   if (rewrittenToolBlocks > 0) {
     adjustments.push({
       kind: 'history-rewritten',
@@ -211,10 +252,29 @@ export function convertMessages(
   };
 }
 
-/** The arguments as a JSON object (`''` counts as `{}`, what Bedrock sends for a call without input). */
+/**
+ * The reasoning parts of an assistant message that Bedrock produced, in order; those of other providers are counted
+ * into `dropped` (one entry per provider).
+ */
+function ownReasoning(
+  reasoning: readonly ReasoningPart[] | undefined,
+  messageIndex: number,
+  dropped: { messageIndex: number; provider: string; parts: number }[],
+): ReasoningPart[] {
+  const own: ReasoningPart[] = [];
+  const foreign = new Map<string, number>();
+  for (const part of reasoning ?? []) {
+    if (part.provider === BEDROCK_PROVIDER) own.push(part);
+    else foreign.set(part.provider, (foreign.get(part.provider) ?? 0) + 1);
+  }
+  for (const [provider, parts] of foreign) dropped.push({ messageIndex, provider, parts });
+  return own;
+}
+
 /** Deepest nesting read from a call's arguments: the tools' default limit. */
 const STRICT_JSON_MAX_DEPTH = 64;
 
+/** The arguments as a JSON object (`''` counts as `{}`, what Bedrock sends for a call without input). */
 function parseArgumentsObject(text: string): Record<string, unknown> | undefined {
   if (text.trim() === '') return {};
   // Model text: the one strict reader of `@org/core`, as the tools read it. A key repeated with another value or an

@@ -1,7 +1,6 @@
 export { type BedrockClientSource, BedrockLanguageModel } from './bedrock-language-model.js';
 export {
   type BedrockModelSettings,
-  DEFAULT_BEDROCK_CAPABILITIES,
   NONE_TOOL_CHOICE_POLICIES,
   type NoneToolChoicePolicy,
 } from './bedrock-model-settings.js';
@@ -11,8 +10,10 @@ export {
   bedrock,
   createBedrock,
 } from './bedrock-provider.js';
+export { DEFAULT_BEDROCK_CAPABILITIES } from './capabilities.js';
+export { BEDROCK_CONTENT_LIMITS, BEDROCK_DOCUMENT_FORMATS, BEDROCK_IMAGE_FORMATS } from './content-limits.js';
 export { InvalidBedrockOptionsError } from './invalid-bedrock-options-error.js';
-export { BEDROCK_PROVIDER } from './map-bedrock-error.js';
-export { NONE_INSTRUCTION, REQUIRED_INSTRUCTION } from './prepare-tool-config.js';
-export { BEDROCK_PROVIDER_OPTION_KEYS } from './read-provider-options.js';
+export { BEDROCK_PROVIDER } from './map-error.js';
+export { NONE_INSTRUCTION, REQUIRED_INSTRUCTION } from './prepare-tools.js';
+export { BEDROCK_PROVIDER_OPTION_KEYS } from './provider-options.js';
 export type { RetryOptions } from './retry-options.js';

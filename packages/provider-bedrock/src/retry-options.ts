@@ -1,11 +1,11 @@
 import {
   type RetryOptions as CoreRetryOptions,
-  checkRetryOptions,
   InvalidProviderOptionsError,
   type ResolvedRetryOptions,
-  resolveRetryOptions,
+  resolveProviderRetryOptions,
 } from '@org/core';
 import { InvalidBedrockOptionsError } from './invalid-bedrock-options-error.js';
+import { BEDROCK_PROVIDER } from './map-error.js';
 
 /**
  * Retries of failed Bedrock calls (throttling, 5xx, connection failures): the shared `RetryOptions` of
@@ -19,8 +19,10 @@ import { InvalidBedrockOptionsError } from './invalid-bedrock-options-error.js';
 export type RetryOptions = CoreRetryOptions;
 
 /**
- * The retry options of one model: the defaults, then the provider's options, then the model's, field by field;
- * every number checked.
+ * The retry options of one model, resolved the way every adapter resolves them (`resolveProviderRetryOptions` of
+ * `@org/core`): the defaults, then the provider's `retry`, then the model's, field by field, every level checked.
+ * A bad option is reported as this package's `InvalidBedrockOptionsError` (a subclass of the core error), naming
+ * the option (`retry.maxDelayMs`, `settings.retry.sleep`).
  *
  * @example
  * resolveBedrockRetryOptions({ maxRetries: 5 }, { maxDelayMs: 2_000 }, { clientSupplied: false });
@@ -30,21 +32,31 @@ export function resolveBedrockRetryOptions(
   modelOptions: RetryOptions | undefined,
   context: { clientSupplied: boolean },
 ): ResolvedRetryOptions {
-  // The shared check first (unknown keys with a did-you-mean, types), reported under this package's error class.
-  for (const layer of [providerOptions, modelOptions]) {
-    try {
-      checkRetryOptions(layer, { provider: 'bedrock' });
-    } catch (error) {
-      if (!InvalidProviderOptionsError.isInstance(error)) throw error;
-      const key = error.option.slice('retry.'.length);
-      throw new InvalidBedrockOptionsError({
-        option: error.option,
-        value: key === '' ? layer : (layer as Record<string, unknown> | undefined)?.[key],
-        expected: 'a retry option',
-        message: `Invalid Bedrock option: ${error.message}`,
-      });
-    }
+  try {
+    return resolveProviderRetryOptions({
+      provider: BEDROCK_PROVIDER,
+      retry: providerOptions,
+      modelRetry: modelOptions,
+      // The AWS SDK's own retry strategy cannot be turned off per request, so a ready client keeps its own.
+      defaultMaxRetries: context.clientSupplied ? 0 : 2,
+    });
+  } catch (error) {
+    if (!InvalidProviderOptionsError.isInstance(error)) throw error;
+    throw new InvalidBedrockOptionsError({
+      option: error.option,
+      value: valueAt(error.option, { retry: providerOptions, settings: { retry: modelOptions } }),
+      expected: 'a retry option',
+      message: error.message,
+    });
   }
-  // Every layer was checked above and the defaults are valid, so the result needs no check of its own.
-  return resolveRetryOptions({ maxRetries: context.clientSupplied ? 0 : 2 }, providerOptions, modelOptions);
+}
+
+/** The value the option path names (`settings.retry.maxDelayMs`), read without touching prototypes. */
+function valueAt(path: string, root: unknown): unknown {
+  let value = root;
+  for (const key of path.split('.')) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
 }

@@ -1,12 +1,16 @@
-import type { FinishReason } from '@org/core';
+import type { FinishReason, JsonSchema } from '@org/core';
 import {
   type ConformanceFixture,
   type ConformanceHarness,
   runConformanceSuite,
+  type ScriptedReasoning,
   type ScriptedReply,
+  type WireContentPart,
   type WireMessage,
+  type WireReasoning,
   type WireRequest,
 } from '@org/provider-conformance';
+import { BEDROCK_CONTENT_LIMITS } from '../src/index.js';
 import {
   type FakeResponse,
   type RecordedRequest,
@@ -15,14 +19,62 @@ import {
 } from './fake-bedrock-server.js';
 import { createTestBedrock } from './test-provider.js';
 
+/** A Converse content block as the JSON body carries it (bytes as base64). */
+interface ConverseBlock {
+  text?: string;
+  toolUse?: { toolUseId: string };
+  toolResult?: { toolUseId: string; content?: ConverseBlock[] };
+  reasoningContent?: { reasoningText?: { text: string; signature?: string }; redactedContent?: string };
+  image?: { format: string; source: { bytes?: string; s3Location?: { uri: string } } };
+  document?: { format: string; name: string; source: { bytes?: string; s3Location?: { uri: string } } };
+}
+
 /** The Converse request fields the projection reads. */
 interface ConverseBody {
   system?: { text?: string }[];
-  messages?: { role: 'user' | 'assistant'; content: Record<string, unknown>[] }[];
+  messages?: { role: 'user' | 'assistant'; content: ConverseBlock[] }[];
   toolConfig?: {
     tools?: { toolSpec?: { name: string; inputSchema: { json: Record<string, unknown> } } }[];
     toolChoice?: { auto?: object; any?: object; tool?: { name: string } };
   };
+  outputConfig?: { textFormat?: { structure?: { jsonSchema?: { name?: string; schema: string } } } };
+}
+
+/** Converse formats as the media types the suite speaks. */
+const MEDIA_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  pdf: 'application/pdf',
+  txt: 'text/plain',
+  csv: 'text/csv',
+  md: 'text/markdown',
+  html: 'text/html',
+};
+
+/** A reasoningContent block as the suite's neutral reasoning. */
+function projectReasoning(block: ConverseBlock['reasoningContent'] & object): WireReasoning {
+  if (block.redactedContent !== undefined) return { text: '', redactedData: block.redactedContent };
+  const { text = '', signature } = block.reasoningText ?? {};
+  return { text, ...(signature === undefined ? {} : { signature }) };
+}
+
+/** Text, image and document blocks (of a user turn or a tool result) as the suite's neutral content parts. */
+function projectContent(blocks: readonly ConverseBlock[]): WireContentPart[] {
+  return blocks.flatMap((block): WireContentPart[] => {
+    if (block.text !== undefined) return [{ type: 'text', text: block.text }];
+    const media = block.image ?? block.document;
+    if (media === undefined) return [];
+    const source = {
+      ...(media.source.bytes === undefined ? {} : { data: media.source.bytes }),
+      ...(media.source.s3Location === undefined ? {} : { url: media.source.s3Location.uri }),
+      ...(MEDIA_TYPES[media.format] === undefined ? {} : { mediaType: MEDIA_TYPES[media.format] }),
+    };
+    return block.image !== undefined
+      ? [{ type: 'image', ...source }]
+      : [{ type: 'file', ...source, filename: block.document?.name ?? '' }];
+  });
 }
 
 /** Projects a Converse request onto the suite's neutral facts, from what the wire said. */
@@ -33,19 +85,32 @@ function project(request: RecordedRequest): WireRequest {
   for (const message of body.messages ?? []) {
     if (message.role === 'assistant') {
       const ids = message.content.flatMap((block) =>
-        block.toolUse === undefined ? [] : [(block.toolUse as { toolUseId: string }).toolUseId],
+        block.toolUse === undefined ? [] : [block.toolUse.toolUseId],
       );
-      messages.push(ids.length > 0 ? { role: 'assistant', toolCallIds: ids } : { role: 'assistant' });
+      const reasoning = message.content.flatMap((block) =>
+        block.reasoningContent === undefined ? [] : [projectReasoning(block.reasoningContent)],
+      );
+      messages.push({
+        role: 'assistant',
+        ...(ids.length > 0 ? { toolCallIds: ids } : {}),
+        ...(reasoning.length > 0 ? { reasoning } : {}),
+      });
       continue;
     }
-    // A user message carries tool results (one `tool` message each) and/or text (one `user` message).
+    // A user turn carries tool results (one `tool` message each) and/or content of its own (one `user` message).
     for (const block of message.content) {
       if (block.toolResult !== undefined) {
-        messages.push({ role: 'tool', toolCallId: (block.toolResult as { toolUseId: string }).toolUseId });
+        messages.push({
+          role: 'tool',
+          toolCallId: block.toolResult.toolUseId,
+          content: projectContent(block.toolResult.content ?? []),
+        });
       }
     }
-    if (message.content.some((block) => block.text !== undefined)) messages.push({ role: 'user' });
+    const own = message.content.filter((block) => block.toolResult === undefined);
+    if (own.length > 0) messages.push({ role: 'user', content: projectContent(own) });
   }
+  const jsonSchema = body.outputConfig?.textFormat?.structure?.jsonSchema;
   return {
     toolChoice:
       choice === undefined
@@ -64,6 +129,15 @@ function project(request: RecordedRequest): WireRequest {
     ),
     messages,
     stream: request.operation === 'converse-stream',
+    ...(jsonSchema === undefined
+      ? {}
+      : {
+          responseFormat: {
+            ...(jsonSchema.name === undefined ? {} : { name: jsonSchema.name }),
+            schema: JSON.parse(jsonSchema.schema) as JsonSchema,
+          },
+        }),
+    rawBody: request.rawBody,
   };
 }
 
@@ -133,6 +207,7 @@ function render(reply: ScriptedReply, request: RecordedRequest): FakeResponse {
     outputTokens: reply.usage?.outputTokens ?? 0,
     totalTokens: (reply.usage?.inputTokens ?? 0) + (reply.usage?.outputTokens ?? 0),
   };
+  const reasoning = reply.reasoning ?? [];
   if (!streaming) {
     return {
       json: {
@@ -140,6 +215,7 @@ function render(reply: ScriptedReply, request: RecordedRequest): FakeResponse {
           message: {
             role: 'assistant',
             content: [
+              ...reasoning.map((block) => ({ reasoningContent: reasoningBlock(block) })),
               ...(reply.text === undefined ? [] : [{ text: reply.text }]),
               ...calls.map((call) => ({
                 toolUse: {
@@ -158,11 +234,16 @@ function render(reply: ScriptedReply, request: RecordedRequest): FakeResponse {
     };
   }
   const items: StreamItem[] = [{ event: 'messageStart', payload: { role: 'assistant' } }];
+  // Reasoning blocks first (as Bedrock streams them: deltas without a contentBlockStart), then text, then tools.
+  reasoning.forEach((block, contentBlockIndex) => {
+    items.push(...reasoningEvents(block, contentBlockIndex));
+  });
+  const textIndex = reasoning.length;
   const textBlock = reply.text === undefined ? 0 : 1;
-  items.push(...textEvents(reply.text ?? '', 0));
-  if (textBlock === 1) items.push({ event: 'contentBlockStop', payload: { contentBlockIndex: 0 } });
+  items.push(...textEvents(reply.text ?? '', textIndex));
+  if (textBlock === 1) items.push({ event: 'contentBlockStop', payload: { contentBlockIndex: textIndex } });
   calls.forEach((call, offset) => {
-    const contentBlockIndex = textBlock + offset;
+    const contentBlockIndex = textIndex + textBlock + offset;
     items.push({
       event: 'contentBlockStart',
       payload: { contentBlockIndex, start: { toolUse: { toolUseId: call.id, name: call.toolName } } },
@@ -180,6 +261,31 @@ function render(reply: ScriptedReply, request: RecordedRequest): FakeResponse {
     { event: 'metadata', payload: { usage, metrics: { latencyMs: 12 } } },
   );
   return { stream: items };
+}
+
+/** A scripted reasoning block as Converse's `reasoningContent`: signed text, or withheld (redacted) bytes. */
+function reasoningBlock(block: ScriptedReasoning): Record<string, unknown> {
+  if (block.redactedData !== undefined) return { redactedContent: block.redactedData };
+  return {
+    reasoningText: {
+      text: block.text,
+      ...(block.signature === undefined ? {} : { signature: block.signature }),
+    },
+  };
+}
+
+/** A reasoning block as ConverseStream deltas: its text in pieces, its signature or redacted bytes, then its stop. */
+function reasoningEvents(block: ScriptedReasoning, contentBlockIndex: number): StreamItem[] {
+  const delta = (reasoningContent: object): StreamItem => ({
+    event: 'contentBlockDelta',
+    payload: { contentBlockIndex, delta: { reasoningContent } },
+  });
+  return [
+    ...pieces(block.text, 7).map((text) => delta({ text })),
+    ...(block.signature === undefined ? [] : [delta({ signature: block.signature })]),
+    ...(block.redactedData === undefined ? [] : [delta({ redactedContent: block.redactedData })]),
+    { event: 'contentBlockStop', payload: { contentBlockIndex } },
+  ];
 }
 
 /** Text as deltas of one block, with no contentBlockStart (as Bedrock sends text). */
@@ -203,7 +309,14 @@ async function createFixture(): Promise<ConformanceFixture> {
 
 const harness: ConformanceHarness = {
   name: 'bedrock (converse over HTTP/2 + event stream)',
-  capabilities: { errorReplies: true, disconnects: true, stalls: true },
+  capabilities: {
+    errorReplies: true,
+    disconnects: true,
+    stalls: true,
+    reasoning: 'round-trip',
+    contentParts: { limits: BEDROCK_CONTENT_LIMITS },
+    structuredOutput: true,
+  },
   createFixture,
 };
 

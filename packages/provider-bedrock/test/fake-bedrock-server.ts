@@ -4,11 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import { converseValidationError } from './fake-converse-validation.js';
 
 /**
  * A local Bedrock runtime over cleartext HTTP/2 (h2c), the protocol the SDK's default `NodeHttp2Handler` speaks.
  * Converse answers are JSON; ConverseStream answers are binary `application/vnd.amazon.eventstream` frames
- * encoded with `@smithy/eventstream-codec`. Responses are served from a queue, in order.
+ * encoded with `@smithy/eventstream-codec`. Responses are served from a queue, in order. A request the real API
+ * would reject before running a model (a reasoning block without its signature, a tool turn sent back without its
+ * reasoning while thinking is enabled, a bad document name: `converseValidationError`) is answered with Bedrock's
+ * ValidationException instead, and leaves the queue as it is.
  */
 
 /** One item of a ConverseStream answer. */
@@ -124,6 +128,11 @@ export async function startFakeBedrock(): Promise<FakeBedrockServer> {
         body: rawBody === '' ? {} : (JSON.parse(rawBody) as Record<string, unknown>),
       };
       requests.push(recorded);
+      const invalid = recorded.operation === 'other' ? undefined : converseValidationError(recorded.body);
+      if (invalid !== undefined) {
+        void respond(stream, { errorType: 'ValidationException', status: 400, message: invalid }, counters);
+        return;
+      }
       const queued = queue.shift();
       const next = (typeof queued === 'function' ? queued(recorded) : queued) ?? {
         errorType: 'InternalServerException',

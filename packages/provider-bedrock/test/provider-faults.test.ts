@@ -692,4 +692,30 @@ describe('a planted secret appears nowhere (item 20)', () => {
       for (const spy of spies) spy.mockRestore();
     }
   });
+
+  it('47. a logger given in clientConfig only ever sees redacted lines', async () => {
+    const logged: unknown[] = [];
+    const record = (...args: unknown[]): void => {
+      logged.push(args);
+    };
+    const logger = { trace: record, debug: record, info: record, warn: record, error: record };
+    server.enqueue({
+      json: {
+        output: {
+          message: { role: 'assistant', content: [{ text: `echo ${FAKE_CREDENTIALS.secretAccessKey}` }] },
+        },
+        stopReason: 'end_turn',
+        usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+      },
+    });
+    const model = createTestBedrock(server, { provider: { clientConfig: { logger } } }).provider(MODEL_ID);
+    await model.generate({
+      messages: [{ role: 'user', content: `My key is ${FAKE_CREDENTIALS.secretAccessKey}, keep it.` }],
+    });
+    // The SDK logs the command's input and output at info level: both held the secret.
+    expect(logged.length).toBeGreaterThan(0);
+    const lines = inspect(logged, { depth: 16 });
+    expect(lines).toContain('[REDACTED]');
+    expect(lines).not.toContain(FAKE_CREDENTIALS.secretAccessKey);
+  });
 });

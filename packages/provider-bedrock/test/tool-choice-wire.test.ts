@@ -162,8 +162,9 @@ describe("tool choice 'none': the three policies", () => {
       'tool-calls-rejected',
     ]);
     expect(response.adjustments[1]?.details).toEqual({
+      provider: 'bedrock',
       reason: 'tool-choice-none',
-      calls: [{ id: 'rogue_1', toolName: 'get_weather', arguments: '{"city":"Paris"}' }],
+      toolCalls: [{ id: 'rogue_1', toolName: 'get_weather', arguments: '{"city":"Paris"}' }],
     });
   });
 
@@ -352,7 +353,7 @@ describe('models that reject toolChoice any / tool', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it("declared 'emulated': sent as auto + instruction at once; an answer without the call is reported unsatisfied", async () => {
+  it("declared 'emulated': sent as auto + instruction at once; an answer without the call is reported not honoured", async () => {
     server.enqueue(textAnswer('I would rather not.'));
     const model = createTestBedrock(server).provider('meta.llama3-70b-instruct-v1:0', {
       capabilities: { toolChoice: { tool: 'emulated' } },
@@ -367,7 +368,7 @@ describe('models that reject toolChoice any / tool', () => {
     expect(lastBody().toolConfig).toMatchObject({ toolChoice: { auto: {} } });
     expect(response.adjustments.map((adjustment) => adjustment.details)).toEqual([
       { mode: 'tool', reason: 'declared', toolName: 'get_weather' },
-      { mode: 'tool', toolName: 'get_weather', satisfied: false },
+      { provider: 'bedrock', mode: 'tool', toolName: 'get_weather', honoured: false },
     ]);
   });
 

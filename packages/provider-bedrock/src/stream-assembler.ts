@@ -1,24 +1,30 @@
-import type { ConverseStreamOutput, TokenUsage } from '@aws-sdk/client-bedrock-runtime';
+import type {
+  ConverseStreamOutput,
+  ReasoningContentBlockDelta,
+  TokenUsage,
+} from '@aws-sdk/client-bedrock-runtime';
 import {
   AbortedError,
   type Adjustment,
   errorMessageOf,
   type FinishReason,
   IncompleteToolCallError,
+  isToolCallAccepted,
   type JsonKeyRewriter,
   OrgError,
   ProviderError,
   ProviderUnavailableError,
+  reportToolCallPolicy,
   StreamInterruptedError,
   type StreamPart,
   type ToolCall,
+  type ToolCallPolicy,
   type ToolPropertyNames,
 } from '@org/core';
-import { BEDROCK_PROVIDER, mapBedrockError } from './map-bedrock-error.js';
-import { mapUsage } from './map-converse-response.js';
-import { mapStopReason } from './map-stop-reason.js';
-import type { ToolCallPolicy } from './prepare-tool-config.js';
-import { isRejectedToolCall, reportToolCallPolicy } from './tool-call-policy.js';
+import { BEDROCK_PROVIDER, mapBedrockError } from './map-error.js';
+import { mapFinishReason } from './map-finish-reason.js';
+import { mapUsage } from './map-usage.js';
+import { reasoningPart } from './reasoning-blocks.js';
 import type { ToolNameMap } from './tool-names.js';
 
 interface ToolBlock {
@@ -31,6 +37,16 @@ interface ToolBlock {
   /** Maps renamed property names back as the input streams; `undefined` when the tool has none. */
   readonly rewriter: JsonKeyRewriter | undefined;
   stopped: boolean;
+}
+
+interface ReasoningBlock {
+  readonly index: number;
+  text: string;
+  signature: string | undefined;
+  /** `redactedContent` deltas, in order. */
+  readonly redacted: Uint8Array[];
+  /** The `reasoning` part was emitted (at `contentBlockStop`, or at `messageStop` for a block never stopped). */
+  emitted: boolean;
 }
 
 /** What the assembler needs to know about the request. */
@@ -48,6 +64,9 @@ export interface StreamAssemblerContext {
  * Turns decoded ConverseStream events into core stream parts.
  *
  * - Text deltas are passed on as they come, with or without a `contentBlockStart` for their block.
+ * - Reasoning (`reasoningContent` deltas: text, signature, redacted bytes) is passed on as `reasoning-delta` parts,
+ *   and each block as one `reasoning` part when it stops (its text, signature, and redacted bytes as base64), or
+ *   at `messageStop` for a block that never got its `contentBlockStop`.
  * - A `toolUse` block is announced by `contentBlockStart`, its input arrives as string fragments in
  *   `contentBlockDelta`s of the same `contentBlockIndex` (blocks may interleave), and it ends at `contentBlockStop`.
  *   Complete calls are emitted as `tool-call` parts at `messageStop`, so a stream that breaks earlier surfaces no
@@ -56,13 +75,14 @@ export interface StreamAssemblerContext {
  * - Unknown events are ignored (the SDK already drops event types it does not model).
  *
  * @example
- * const assembler = new ConverseStreamAssembler({ modelId, names, callPolicy, adjustments: [] });
+ * const assembler = new StreamAssembler({ modelId, names, callPolicy, adjustments: [] });
  * for await (const event of response.stream) yield* assembler.push(event);
  * yield assembler.end();
  */
-export class ConverseStreamAssembler {
+export class StreamAssembler {
   private readonly context: StreamAssemblerContext;
   private readonly toolBlocks = new Map<number, ToolBlock>();
+  private readonly reasoningBlocks = new Map<number, ReasoningBlock>();
   private readonly accepted: ToolCall[] = [];
   private readonly rejected: ToolCall[] = [];
   private text = '';
@@ -96,7 +116,7 @@ export class ConverseStreamAssembler {
       const { contentBlockIndex: index = 0, start } = event.contentBlockStart;
       const toolUse = start?.toolUse;
       if (toolUse === undefined) return [];
-      if (this.toolBlocks.has(index)) {
+      if (this.toolBlocks.has(index) || this.reasoningBlocks.has(index)) {
         return this.malformed(`contentBlockStart for content block ${index}, which had already started`);
       }
       const toolName = this.context.names.fromWire(toolUse.name ?? '');
@@ -104,7 +124,7 @@ export class ConverseStreamAssembler {
         index,
         id: toolUse.toolUseId ?? '',
         toolName,
-        rejected: isRejectedToolCall(this.context.callPolicy, toolName),
+        rejected: !isToolCallAccepted(this.context.callPolicy, toolName),
         arguments: '',
         rewriter: this.context.propertyNames?.fromWire(toolName),
         stopped: false,
@@ -127,6 +147,7 @@ export class ConverseStreamAssembler {
         if (block.rejected || fragment === '') return [];
         return [{ type: 'tool-call-delta', toolCallId: block.id, argumentsDelta: fragment }];
       }
+      if (delta?.reasoningContent !== undefined) return this.pushReasoning(index, delta.reasoningContent);
       if (typeof delta?.text === 'string' && delta.text !== '') {
         this.text += delta.text;
         return [{ type: 'text-delta', delta: delta.text }];
@@ -134,6 +155,8 @@ export class ConverseStreamAssembler {
       return [];
     }
     if (event.contentBlockStop !== undefined) {
+      const reasoning = this.reasoningBlocks.get(event.contentBlockStop.contentBlockIndex ?? 0);
+      if (reasoning !== undefined) return reasoning.emitted ? [] : [this.emitReasoning(reasoning)];
       const block = this.toolBlocks.get(event.contentBlockStop.contentBlockIndex ?? 0);
       if (block === undefined) return [];
       block.stopped = true;
@@ -147,7 +170,11 @@ export class ConverseStreamAssembler {
     if (event.messageStop !== undefined) {
       this.messageStopped = true;
       this.stopReason = event.messageStop.stopReason;
-      return this.releaseToolCalls();
+      const open = [...this.reasoningBlocks.values()].filter((block) => !block.emitted);
+      return [
+        ...open.sort((left, right) => left.index - right.index).map((block) => this.emitReasoning(block)),
+        ...this.releaseToolCalls(),
+      ];
     }
     if (event.metadata !== undefined) {
       this.usage = event.metadata.usage ?? this.usage;
@@ -189,7 +216,7 @@ export class ConverseStreamAssembler {
       );
     }
     const rawFinishReason = this.stopReason;
-    let finishReason: FinishReason = mapStopReason(rawFinishReason);
+    let finishReason: FinishReason = mapFinishReason(rawFinishReason);
     if (finishReason === 'tool-calls' && this.accepted.length === 0) finishReason = 'stop';
     return {
       type: 'finish',
@@ -198,7 +225,9 @@ export class ConverseStreamAssembler {
       usage: mapUsage(this.usage),
       adjustments: [
         ...this.context.adjustments,
-        ...reportToolCallPolicy(this.context.callPolicy, this.accepted, this.rejected),
+        ...reportToolCallPolicy(this.context.callPolicy, this.accepted, this.rejected, {
+          provider: BEDROCK_PROVIDER,
+        }),
       ],
     };
   }
@@ -233,6 +262,35 @@ export class ConverseStreamAssembler {
     return this.setFailure(error);
   }
 
+  private pushReasoning(index: number, delta: ReasoningContentBlockDelta): StreamPart[] {
+    if (this.toolBlocks.has(index)) {
+      return this.malformed(`a reasoning delta for content block ${index}, which is a tool call`);
+    }
+    let block = this.reasoningBlocks.get(index);
+    if (block === undefined) {
+      block = { index, text: '', signature: undefined, redacted: [], emitted: false };
+      this.reasoningBlocks.set(index, block);
+    } else if (block.emitted) {
+      return this.malformed(`a reasoning delta for content block ${index}, which had already stopped`);
+    }
+    // Deltas are fragments: a signature or redacted bytes that come in several pieces are joined in order.
+    if (delta.signature !== undefined) block.signature = (block.signature ?? '') + delta.signature;
+    if (delta.redactedContent !== undefined) block.redacted.push(delta.redactedContent);
+    if (typeof delta.text === 'string' && delta.text !== '') {
+      block.text += delta.text;
+      return [{ type: 'reasoning-delta', delta: delta.text }];
+    }
+    return [];
+  }
+
+  private emitReasoning(block: ReasoningBlock): StreamPart {
+    block.emitted = true;
+    return {
+      type: 'reasoning',
+      reasoning: reasoningPart(block.text, block.signature, joinBytes(block.redacted)),
+    };
+  }
+
   private releaseToolCalls(): StreamPart[] {
     const parts: StreamPart[] = [];
     const blocks = [...this.toolBlocks.values()].sort((left, right) => left.index - right.index);
@@ -249,7 +307,7 @@ export class ConverseStreamAssembler {
               toolCallId: block.id,
               toolName: block.toolName,
               partialArguments: block.arguments,
-              finishReason: mapStopReason(this.stopReason),
+              finishReason: mapFinishReason(this.stopReason),
             }),
           ),
         ];
@@ -285,4 +343,17 @@ export class ConverseStreamAssembler {
     this.failure = part;
     return part;
   }
+}
+
+/** The redacted bytes of a block, joined; `undefined` when it had none. */
+function joinBytes(chunks: readonly Uint8Array[]): Uint8Array | undefined {
+  if (chunks.length === 0) return undefined;
+  if (chunks.length === 1) return chunks[0];
+  const joined = new Uint8Array(chunks.reduce((total, chunk) => total + chunk.byteLength, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return joined;
 }

@@ -137,15 +137,20 @@ describe('every recording in provider-fixtures/bedrock replays through the adapt
     }
   });
 
-  it('the reasoning recording yields only the answer as text, not the reasoning', async () => {
+  it('the reasoning recording yields the answer as text and the thinking as one signed reasoning part', async () => {
     server.enqueue({ stream: readChunksFixture('amazon-bedrock-reasoning.chunks.txt') });
     server.enqueue({ json: readJsonFixture('amazon-bedrock-reasoning.json') });
     const model = createTestBedrock(server).provider('us.anthropic.claude-3-7-sonnet-20250219-v1:0');
     const streamed = await collectStream(model.stream({ messages }));
     expect(streamed.text).toBe('There are **3** r\'s in "strawberry":\n\n1. st**r**awbe**r****r**y');
+    expect(streamed.reasoning).toHaveLength(1);
+    expect(streamed.reasoning?.[0]).toMatchObject({ type: 'reasoning', provider: 'bedrock' });
+    expect(streamed.reasoning?.[0]?.text.startsWith('Let me count')).toBe(true);
+    expect(streamed.reasoning?.[0]?.signature?.startsWith('Ep0CCkgICxAB')).toBe(true);
     const generated = await model.generate({ messages });
     expect(generated.text).toBe(streamed.text);
     expect(generated.text).not.toContain('Let me count');
+    expect(generated.reasoning?.[0]?.signature?.startsWith('EvYBCkgICxAB')).toBe(true);
   });
 
   it('a block start with no toolUse and a tool call with empty input (tool-no-args) give arguments {}', async () => {

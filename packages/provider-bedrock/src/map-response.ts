@@ -1,30 +1,32 @@
-import type { ConverseResponse, TokenUsage } from '@aws-sdk/client-bedrock-runtime';
+import type { ConverseResponse } from '@aws-sdk/client-bedrock-runtime';
 import {
   type Adjustment,
-  createUsage,
-  EMPTY_USAGE,
   type FinishReason,
   IncompleteToolCallError,
+  isToolCallAccepted,
   type ModelResponse,
+  type ReasoningPart,
+  reportToolCallPolicy,
   type ToolCall,
+  type ToolCallPolicy,
   type ToolPropertyNames,
-  type Usage,
 } from '@org/core';
-import { mapStopReason } from './map-stop-reason.js';
-import type { ToolCallPolicy } from './prepare-tool-config.js';
-import { isRejectedToolCall, reportToolCallPolicy } from './tool-call-policy.js';
+import { BEDROCK_PROVIDER } from './map-error.js';
+import { mapFinishReason } from './map-finish-reason.js';
+import { mapUsage } from './map-usage.js';
+import { reasoningPartOf } from './reasoning-blocks.js';
 import type { ToolNameMap } from './tool-names.js';
 
 /**
- * Maps a Converse response onto a `ModelResponse`: text blocks joined (reasoning blocks are not answer text and are
- * left out), `toolUse` blocks as `ToolCall`s with the input as JSON text and the caller's tool names, usage and
- * the finish reason. Calls rejected by the policy are reported, never returned. A `max_tokens` stop that cut a
+ * Maps a Converse response onto a `ModelResponse`: text blocks joined, `reasoningContent` blocks as `reasoning` (in
+ * order, never mixed into the text), `toolUse` blocks as `ToolCall`s with the input as JSON text and the caller's
+ * tool names, usage and the finish reason. Calls rejected by the policy are reported, never returned. A `max_tokens` stop that cut a
  * tool call off throws `IncompleteToolCallError`.
  *
  * @example
- * const response = mapConverseResponse(output, { names, callPolicy, adjustments });
+ * const response = mapResponse(output, { names, callPolicy, adjustments });
  */
-export function mapConverseResponse(
+export function mapResponse(
   output: ConverseResponse,
   context: {
     names: ToolNameMap;
@@ -42,11 +44,15 @@ export function mapConverseResponse(
   };
   const content = output.output?.message?.content ?? [];
   let text = '';
+  const reasoning: ReasoningPart[] = [];
   const accepted: ToolCall[] = [];
   const rejected: ToolCall[] = [];
   for (const block of content) {
     if (typeof block.text === 'string') {
       text += block.text;
+    } else if (block.reasoningContent !== undefined) {
+      const part = reasoningPartOf(block.reasoningContent);
+      if (part !== undefined) reasoning.push(part);
     } else if (block.toolUse !== undefined) {
       const toolName = context.names.fromWire(block.toolUse.name ?? '');
       const call: ToolCall = {
@@ -54,7 +60,7 @@ export function mapConverseResponse(
         toolName,
         arguments: argumentsOf(toolName, block.toolUse.input),
       };
-      (isRejectedToolCall(context.callPolicy, call.toolName) ? rejected : accepted).push(call);
+      (isToolCallAccepted(context.callPolicy, call.toolName) ? accepted : rejected).push(call);
     }
   }
   const rawFinishReason = output.stopReason;
@@ -67,28 +73,19 @@ export function mapConverseResponse(
       finishReason: 'length',
     });
   }
-  let finishReason: FinishReason = mapStopReason(rawFinishReason);
+  let finishReason: FinishReason = mapFinishReason(rawFinishReason);
   if (finishReason === 'tool-calls' && accepted.length === 0) finishReason = 'stop';
   return {
     text,
     toolCalls: accepted,
+    ...(reasoning.length === 0 ? {} : { reasoning }),
     finishReason,
     ...(rawFinishReason === undefined ? {} : { rawFinishReason }),
     usage: mapUsage(output.usage),
-    adjustments: [...context.adjustments, ...reportToolCallPolicy(context.callPolicy, accepted, rejected)],
+    adjustments: [
+      ...context.adjustments,
+      ...reportToolCallPolicy(context.callPolicy, accepted, rejected, { provider: BEDROCK_PROVIDER }),
+    ],
     ...(context.includeRawResponse ? { rawResponse: output } : {}),
   };
-}
-
-/** Converse token usage as core `Usage`; cache reads become `cachedInputTokens`. */
-export function mapUsage(usage: TokenUsage | undefined): Usage {
-  if (usage === undefined) return EMPTY_USAGE;
-  const inputTokens = usage.inputTokens ?? 0;
-  const outputTokens = usage.outputTokens ?? 0;
-  return createUsage({
-    inputTokens,
-    outputTokens,
-    totalTokens: usage.totalTokens ?? inputTokens + outputTokens,
-    cachedInputTokens: usage.cacheReadInputTokens,
-  });
 }

@@ -1,8 +1,8 @@
 import type { Message } from '@org/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { convertMessages, type ToolHistoryMode } from './convert-messages.js';
-import { createToolNameMap } from './tool-names.js';
+import { convertMessages, type ToolHistoryMode } from '../src/convert-messages.js';
+import { createToolNameMap } from '../src/tool-names.js';
 
 /** A conversation whose tool calls are all answered, with runs of same-role messages and system messages. */
 const conversationArbitrary = fc

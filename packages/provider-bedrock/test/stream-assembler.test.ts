@@ -1,10 +1,9 @@
 import type { ConverseStreamOutput } from '@aws-sdk/client-bedrock-runtime';
-import { RateLimitError, StreamInterruptedError, type StreamPart } from '@org/core';
+import { RateLimitError, StreamInterruptedError, type StreamPart, type ToolCallPolicy } from '@org/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConverseStreamAssembler } from './converse-stream-assembler.js';
-import type { ToolCallPolicy } from './prepare-tool-config.js';
-import { createToolNameMap } from './tool-names.js';
+import { StreamAssembler } from '../src/stream-assembler.js';
+import { createToolNameMap } from '../src/tool-names.js';
 
 interface PlannedCall {
   id: string;
@@ -16,7 +15,7 @@ function assemble(
   events: readonly ConverseStreamOutput[],
   policy: ToolCallPolicy = { kind: 'accept-all' },
 ): StreamPart[] {
-  const assembler = new ConverseStreamAssembler({
+  const assembler = new StreamAssembler({
     modelId: 'model',
     names: createToolNameMap([]),
     callPolicy: policy,
@@ -31,14 +30,36 @@ function assemble(
   return parts;
 }
 
-/** Events of one answer: a text block 0 with no contentBlockStart, then tool blocks 1..n, interleaved by `order`. */
+interface PlannedReasoning {
+  texts: string[];
+  signatures: string[];
+  redacted: Uint8Array[];
+}
+
+/**
+ * Events of one answer: a text block 0 with no contentBlockStart, tool blocks 1..n, then reasoning blocks (text,
+ * signature and redacted deltas, no contentBlockStart, as Bedrock sends them), interleaved by `order`.
+ */
 function eventsFor(
   textPieces: readonly string[],
   calls: readonly PlannedCall[],
   order: readonly number[],
   metadataFirst: boolean,
+  reasoning: readonly PlannedReasoning[] = [],
 ): ConverseStreamOutput[] {
   const events: ConverseStreamOutput[] = [];
+  const reasoningQueues = reasoning.map((block, offset): ConverseStreamOutput[] => {
+    const contentBlockIndex = calls.length + 1 + offset;
+    const delta = (reasoningContent: object): ConverseStreamOutput => ({
+      contentBlockDelta: { contentBlockIndex, delta: { reasoningContent } as never },
+    });
+    return [
+      ...block.texts.map((text) => delta({ text })),
+      ...block.signatures.map((signature) => delta({ signature })),
+      ...block.redacted.map((redactedContent) => delta({ redactedContent })),
+      { contentBlockStop: { contentBlockIndex } },
+    ];
+  });
   const queues: ConverseStreamOutput[][] = [
     textPieces.map((text) => ({ contentBlockDelta: { contentBlockIndex: 0, delta: { text } } })),
     ...calls.map((call, offset) => [
@@ -53,6 +74,7 @@ function eventsFor(
       })),
       { contentBlockStop: { contentBlockIndex: offset + 1 } },
     ]),
+    ...reasoningQueues,
   ];
   // `order` picks which block's next event comes next: any interleaving that keeps each block's own order.
   for (const pick of order) {
@@ -84,7 +106,7 @@ const answerArbitrary = fc.record({
   metadataFirst: fc.boolean(),
 });
 
-describe('ConverseStreamAssembler', () => {
+describe('StreamAssembler', () => {
   it('property: for every interleaving of blocks and fragments, the calls and text come out intact', () => {
     fc.assert(
       fc.property(answerArbitrary, ({ textPieces, calls, order, metadataFirst }) => {
@@ -156,7 +178,9 @@ describe('ConverseStreamAssembler', () => {
         const rejected = finish.adjustments.find((adjustment) => adjustment.kind === 'tool-calls-rejected');
         if (calls.length === 0) expect(rejected).toBeUndefined();
         else
-          expect((rejected?.details as { calls?: unknown[] } | undefined)?.calls).toHaveLength(calls.length);
+          expect((rejected?.details as { toolCalls?: unknown[] } | undefined)?.toolCalls).toHaveLength(
+            calls.length,
+          );
       }),
       { numRuns: Number(process.env.FC_NUM_RUNS ?? 1000) },
     );
@@ -169,6 +193,107 @@ describe('ConverseStreamAssembler', () => {
     ]);
     const last = parts.at(-1);
     expect(last?.type === 'error' && RateLimitError.isInstance(last.error)).toBe(true);
+  });
+
+  it('property: reasoning blocks interleaved with text and tool blocks come out whole, one part per block', () => {
+    const reasoningArbitrary = fc.record({
+      texts: fc.array(fc.string({ maxLength: 10 }), { minLength: 1, maxLength: 5 }),
+      signatures: fc.array(fc.base64String({ minLength: 4, maxLength: 12 }), { maxLength: 2 }),
+      redacted: fc.array(fc.uint8Array({ maxLength: 6 }), { maxLength: 3 }),
+    });
+    fc.assert(
+      fc.property(
+        answerArbitrary,
+        fc.array(reasoningArbitrary, { maxLength: 3 }),
+        ({ textPieces, calls, order, metadataFirst }, reasoning) => {
+          const events = eventsFor(textPieces, calls, order, metadataFirst, reasoning);
+          const parts = assemble(events);
+          expect(parts.at(-1)?.type).toBe('finish');
+          expect(parts.map((part) => (part.type === 'text-delta' ? part.delta : '')).join('')).toBe(
+            textPieces.join(''),
+          );
+          expect(parts.filter((part) => part.type === 'tool-call')).toHaveLength(calls.length);
+          // One reasoning part per block, in the order the blocks stopped.
+          const stopOrder = events.flatMap((event) => {
+            const index = event.contentBlockStop?.contentBlockIndex;
+            return index === undefined || index <= calls.length ? [] : [index - calls.length - 1];
+          });
+          const expected = stopOrder.map((offset) => {
+            const block = reasoning[offset] as PlannedReasoning;
+            const redacted = Buffer.concat(block.redacted);
+            return {
+              type: 'reasoning',
+              reasoning: {
+                type: 'reasoning',
+                provider: 'bedrock',
+                text: block.texts.join(''),
+                ...(block.signatures.length === 0 ? {} : { signature: block.signatures.join('') }),
+                ...(block.redacted.length === 0 ? {} : { redactedData: redacted.toString('base64') }),
+              },
+            };
+          });
+          expect(parts.filter((part) => part.type === 'reasoning')).toEqual(expected);
+          const deltas = parts.map((part) => (part.type === 'reasoning-delta' ? part.delta : '')).join('');
+          expect(deltas.length).toBe(
+            reasoning.reduce((total, block) => total + block.texts.join('').length, 0),
+          );
+          expect(parts.some((part) => part.type === 'reasoning-delta' && part.delta === '')).toBe(false);
+        },
+      ),
+      { numRuns: Number(process.env.FC_NUM_RUNS ?? 1000) },
+    );
+  });
+
+  it('a reasoning block that never stops is emitted at messageStop, before the tool calls', () => {
+    const parts = assemble([
+      { contentBlockDelta: { contentBlockIndex: 0, delta: { reasoningContent: { text: 'hmm' } } } },
+      {
+        contentBlockStart: { contentBlockIndex: 1, start: { toolUse: { toolUseId: 't1', name: 'lookup' } } },
+      },
+      { contentBlockDelta: { contentBlockIndex: 1, delta: { toolUse: { input: '{}' } } } },
+      { contentBlockStop: { contentBlockIndex: 1 } },
+      { messageStop: { stopReason: 'tool_use' } },
+    ]);
+    expect(parts.map((part) => part.type)).toEqual([
+      'reasoning-delta',
+      'tool-call-start',
+      'tool-call-delta',
+      'reasoning',
+      'tool-call',
+      'finish',
+    ]);
+  });
+
+  it('reasoning for a tool block, or after its block stopped, is a malformed stream', () => {
+    const intoTool = assemble([
+      {
+        contentBlockStart: { contentBlockIndex: 0, start: { toolUse: { toolUseId: 't1', name: 'lookup' } } },
+      },
+      { contentBlockDelta: { contentBlockIndex: 0, delta: { reasoningContent: { text: 'x' } } } },
+    ]);
+    expect(intoTool.at(-1)).toMatchObject({
+      type: 'error',
+      error: { providerCode: 'malformed_event_stream' },
+    });
+    const afterStop = assemble([
+      { contentBlockDelta: { contentBlockIndex: 0, delta: { reasoningContent: { text: 'x' } } } },
+      { contentBlockStop: { contentBlockIndex: 0 } },
+      { contentBlockDelta: { contentBlockIndex: 0, delta: { reasoningContent: { signature: 'late' } } } },
+    ]);
+    expect(afterStop.at(-1)).toMatchObject({
+      type: 'error',
+      error: { providerCode: 'malformed_event_stream' },
+    });
+    const toolAfterReasoning = assemble([
+      { contentBlockDelta: { contentBlockIndex: 0, delta: { reasoningContent: { text: 'x' } } } },
+      {
+        contentBlockStart: { contentBlockIndex: 0, start: { toolUse: { toolUseId: 't1', name: 'lookup' } } },
+      },
+    ]);
+    expect(toolAfterReasoning.at(-1)).toMatchObject({
+      type: 'error',
+      error: { providerCode: 'malformed_event_stream' },
+    });
   });
 
   it('reasoning deltas are not text', () => {

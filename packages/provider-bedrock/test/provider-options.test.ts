@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidBedrockOptionsError } from './invalid-bedrock-options-error.js';
-import { readBedrockProviderOptions } from './read-provider-options.js';
+import { InvalidBedrockOptionsError } from '../src/invalid-bedrock-options-error.js';
+import { readBedrockProviderOptions } from '../src/provider-options.js';
 
 describe('readBedrockProviderOptions', () => {
   it('passes known Converse fields through and reads topP', () => {

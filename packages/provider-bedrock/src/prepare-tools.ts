@@ -4,6 +4,7 @@ import {
   assertToolChoiceOffered,
   type Message,
   type ModelCapabilities,
+  type ToolCallPolicy,
   type ToolChoice,
   type ToolPropertyNames,
   type ToolSpec,
@@ -11,7 +12,7 @@ import {
 } from '@org/core';
 import type { NoneToolChoicePolicy } from './bedrock-model-settings.js';
 import type { ToolHistoryMode } from './convert-messages.js';
-import { BEDROCK_PROVIDER } from './map-bedrock-error.js';
+import { BEDROCK_PROVIDER } from './map-error.js';
 import { createPropertyNames } from './property-names.js';
 import { createToolNameMap, type ToolNameMap } from './tool-names.js';
 
@@ -37,17 +38,6 @@ export function namedToolInstruction(wireName: string): string {
   return `You must answer by calling the tool '${wireName}'. Do not call any other tool.`;
 }
 
-/** What the response must be checked for, after the request was sent with an emulated or rejecting mode. */
-export type ToolCallPolicy =
-  /** Every call is accepted. */
-  | { readonly kind: 'accept-all' }
-  /** Tool choice `none` under `instruct-and-reject`: every call is rejected, never returned. */
-  | { readonly kind: 'reject-all' }
-  /** Emulated `required`: accept all, report whether at least one call came back. */
-  | { readonly kind: 'expect-any' }
-  /** Emulated named tool: calls to other tools are rejected; report whether the named one came back. */
-  | { readonly kind: 'expect-tool'; readonly toolName: string };
-
 /** Everything about tools that goes on the wire for one request, and how the answer is checked. */
 export interface PreparedTools {
   readonly toolConfig: ToolConfiguration | undefined;
@@ -57,6 +47,10 @@ export interface PreparedTools {
   readonly names: ToolNameMap;
   /** Property names Converse refuses, renamed in the schemas sent and mapped back in the answer. */
   readonly propertyNames: ToolPropertyNames;
+  /**
+   * What the answer is checked for (`@org/core`'s shared policy): calls the request forbids (tool choice `none`
+   * under `instruct-and-reject`, another tool than an emulated named one) are rejected, never returned.
+   */
   readonly callPolicy: ToolCallPolicy;
   readonly adjustments: Adjustment[];
 }

@@ -4,9 +4,9 @@ import type { FinishReason } from '@org/core';
  * Maps a Converse `stopReason` onto the core finish reasons; the raw value is kept beside it as `rawFinishReason`.
  *
  * @example
- * mapStopReason('tool_use'); // 'tool-calls'
+ * mapFinishReason('tool_use'); // 'tool-calls'
  */
-export function mapStopReason(stopReason: string | undefined): FinishReason {
+export function mapFinishReason(stopReason: string | undefined): FinishReason {
   switch (stopReason) {
     case 'end_turn':
     case 'stop_sequence':

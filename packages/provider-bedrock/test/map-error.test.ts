@@ -16,7 +16,7 @@ import {
   mapBedrockError,
   parseRetryAfter,
   unsupportedToolChoiceMode,
-} from './map-bedrock-error.js';
+} from '../src/map-error.js';
 
 const sdkError = (
   name: string,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createToolNameMap } from './tool-names.js';
+import { createToolNameMap } from '../src/tool-names.js';
 
 describe('createToolNameMap', () => {
   it('keeps valid names and reports nothing', () => {
