@@ -45,3 +45,10 @@ export {
   type ValidatePlanResult,
   validatePlan,
 } from './validate-plan.js';
+export {
+  type IncrementalJsonFailure,
+  IncrementalJsonReader,
+  type IncrementalJsonReaderOptions,
+  type IncrementalJsonValue,
+  type JsonPathSegment,
+} from './incremental-json-reader.js';

@@ -1,4 +1,5 @@
 import { closestMatch, errorMessageOf } from '@org/core';
+import { compileArguments, forEachReference } from './argument-template.js';
 import { checkJsonText, checkJsonValue, type JsonLimitViolation } from './json-limits.js';
 import type { Plan, PlanStep } from './plan.js';
 import type { PlanLimits } from './plan-limits.js';
@@ -7,6 +8,7 @@ import type { LimitExceededProblem, PlanProblem } from './plan-problem.js';
 import { PlanValidationError } from './plan-validation-error.js';
 import { readJsonObjectText } from './read-json-text.js';
 import { STEP_ID_PATTERN } from './reference.js';
+import { expandArgumentReferences } from './short-reference.js';
 
 /** Options of {@link parsePlan}. */
 export interface ParsePlanOptions {
@@ -87,14 +89,23 @@ export interface StepParts {
 }
 
 /**
+ * How a plan lists its steps: `list`, the array `[{id, tool, arguments}]`; `map`, the steps object
+ * `{id: {tool: arguments}}`, where `$id` is a reference too and `output_steps` defaults to the steps no step uses.
+ */
+export type PlanForm = 'list' | 'map';
+
+/**
  * A plan read as far as possible: every shape problem, and the parts that could be read, so validation goes on to
  * check tools, references and cycles too. `steps` is undefined when the plan as a whole could not be read (not
- * JSON, not an object, no steps array, a limit passed); entries are undefined for steps that are not objects.
+ * JSON, not an object, no steps, a limit passed); entries are undefined for steps that are not objects. Step
+ * arguments are in the canonical form (`$ref:` references) whatever form the plan was written in.
  */
 export interface PlanParts {
   readonly problems: readonly PlanProblem[];
   readonly steps: readonly (StepParts | undefined)[] | undefined;
+  /** `output_steps` as written; absent when the plan left it out. */
   readonly outputSteps: readonly string[] | undefined;
+  readonly form: PlanForm;
 }
 
 function parseArguments(
@@ -166,9 +177,12 @@ export function parsePlan(input: unknown, options: ParsePlanOptions = {}): Parse
     if (step!.argumentRepairs !== undefined) planStep.argumentRepairs = step!.argumentRepairs;
     steps.push(planStep);
   }
+  // The steps-object form returns the steps no step uses by default: said explicitly, so the plan means the same
+  // read again as a list.
+  const outputSteps = parts.outputSteps ?? (parts.form === 'map' ? leafStepIds(parts.steps) : undefined);
   return {
     ok: true,
-    plan: parts.outputSteps === undefined ? { steps } : { steps, output_steps: parts.outputSteps },
+    plan: outputSteps === undefined ? { steps } : { steps, output_steps: outputSteps },
   };
 }
 
@@ -188,13 +202,17 @@ export function readPlanParts(input: unknown, limits: PlanLimits): PlanParts {
       ],
       steps: undefined,
       outputSteps: undefined,
+      form: 'list',
     };
   }
 }
 
+const PLAN_SHAPE = 'A plan is {"steps": {"<id>": {"<tool>": {<arguments>}}}, "output_steps": ["<id>"]}';
+
 function readPlanValue(input: unknown, limits: PlanLimits): PlanParts {
   const problems: PlanProblem[] = [];
-  const fail = (): PlanParts => ({ problems, steps: undefined, outputSteps: undefined });
+  let form: PlanForm = 'list';
+  const fail = (): PlanParts => ({ problems, steps: undefined, outputSteps: undefined, form });
   let value = input;
   if (typeof input === 'string') {
     const violation = checkJsonText(input, limits.maxPlanBytes, limits.maxDepth + 3);
@@ -218,34 +236,33 @@ function readPlanValue(input: unknown, limits: PlanLimits): PlanParts {
     value = read.value;
   }
   if (!isRecord(value)) {
-    problems.push({
-      code: 'malformed_plan',
-      path: '',
-      message: 'A plan must be an object: {"steps": [{"id", "tool", "arguments"}], "output_steps": [...]}.',
-    });
+    problems.push({ code: 'malformed_plan', path: '', message: `A plan must be an object. ${PLAN_SHAPE}.` });
     return fail();
   }
   const steps = own(value, 'steps');
-  if (!Array.isArray(steps)) {
+  const isList = Array.isArray(steps);
+  if (!isList && !isRecord(steps)) {
     problems.push({
       code: 'malformed_plan',
       path: 'steps',
-      message: 'A plan must have a "steps" array of {"id", "tool", "arguments"}.',
+      message: `A plan must have "steps": an object of steps by id, or an array of {"id", "tool", "arguments"}. ${PLAN_SHAPE}.`,
     });
     return fail();
   }
-  if (steps.length > limits.maxSteps) {
+  form = isList ? 'list' : 'map';
+  const count = isList ? steps.length : Object.keys(steps).length;
+  if (count > limits.maxSteps) {
     problems.push({
       code: 'limit_exceeded',
       limit: 'maxSteps',
       maximum: limits.maxSteps,
-      actual: steps.length,
+      actual: count,
       path: 'steps',
-      message: `The plan has ${steps.length} steps; the limit 'maxSteps' is ${limits.maxSteps}. Split it into smaller plans.`,
+      message: `The plan has ${count} steps; the limit 'maxSteps' is ${limits.maxSteps}. Split it into smaller plans.`,
     });
     return fail();
   }
-  if (steps.length === 0) {
+  if (count === 0) {
     problems.push({ code: 'malformed_plan', path: 'steps', message: 'A plan needs at least one step.' });
   }
   unknownKeyProblems(value, PLAN_KEYS, '', 'The plan', problems);
@@ -274,66 +291,173 @@ function readPlanValue(input: unknown, limits: PlanLimits): PlanParts {
   }
 
   const parts: (StepParts | undefined)[] = [];
-  for (let index = 0; index < steps.length; index++) {
-    const step: unknown = steps[index];
-    const path = `steps[${index}]`;
-    if (!isRecord(step)) {
-      problems.push({
-        code: 'malformed_plan',
-        path,
-        message: `Step ${index} must be an object {"id", "tool", "arguments"}.`,
-      });
-      parts.push(undefined);
-      continue;
-    }
-    const id = own(step, 'id');
-    const tool = own(step, 'tool');
-    const label = typeof id === 'string' ? `Step '${id.slice(0, 80)}'` : `Step ${index}`;
-    let validId: string | undefined;
-    if (typeof id !== 'string') {
-      problems.push({ code: 'malformed_plan', path: `${path}.id`, message: `${label} needs a string "id".` });
-    } else if (!STEP_ID_PATTERN.test(id)) {
-      problems.push({
-        code: 'invalid_step_id',
-        stepId: id,
-        path: `${path}.id`,
-        message: `Step id '${id.slice(0, 80)}' must be 1 to 64 letters, digits, '_' or '-'.`,
-      });
-    } else validId = id;
-    const stepId = typeof id === 'string' ? id : undefined;
-    if (typeof tool !== 'string' || tool === '') {
-      problems.push({
-        code: 'malformed_plan',
-        path: `${path}.tool`,
-        ...(stepId === undefined ? {} : { stepId }),
-        message: `${label} needs a "tool" naming the tool to call.`,
-      });
-    }
-    unknownKeyProblems(step, STEP_KEYS, path, label, problems, stepId);
-    // A misspelt "arguments" ("argument", "args") is reported above; its value is still read, so that the problems
-    // in it (bad JSON, references to unknown steps) are reported in the same answer.
-    let argumentsKey = 'arguments';
-    if (!Object.hasOwn(step, 'arguments')) {
-      const misspelt = Object.keys(step).find(
-        (key) => !STEP_KEYS.includes(key as never) && closestMatch(key, STEP_KEYS) === 'arguments',
-      );
-      if (misspelt !== undefined) argumentsKey = misspelt;
-    }
-    const args = parseArguments(
-      own(step, argumentsKey),
-      stepId ?? String(index),
-      `${path}.${argumentsKey}`,
-      limits,
-      problems,
-    );
-    parts.push({
-      id: validId,
-      label,
-      name: stepId ?? String(index),
-      tool: typeof tool === 'string' && tool !== '' ? tool : undefined,
-      arguments: args?.value,
-      argumentRepairs: args?.repairs,
+  if (isList) {
+    for (let index = 0; index < steps.length; index++)
+      parts.push(readListStep(steps[index], index, limits, problems));
+  } else {
+    for (const id of Object.keys(steps)) parts.push(readMapStep(id, steps[id], limits, problems));
+  }
+  return { problems, steps: parts, outputSteps: parsedOutputSteps, form };
+}
+
+/**
+ * Reads one step of the list form (`{"id", "tool", "arguments"}` at position `index`), adding its problems to
+ * `problems`; `undefined` when it is not an object.
+ */
+export function readListStep(
+  step: unknown,
+  index: number,
+  limits: PlanLimits,
+  problems: PlanProblem[],
+): StepParts | undefined {
+  const path = `steps[${index}]`;
+  if (!isRecord(step)) {
+    problems.push({
+      code: 'malformed_plan',
+      path,
+      message: `Step ${index} must be an object {"id", "tool", "arguments"}.`,
+    });
+    return undefined;
+  }
+  const id = own(step, 'id');
+  const tool = own(step, 'tool');
+  const label = typeof id === 'string' ? `Step '${id.slice(0, 80)}'` : `Step ${index}`;
+  let validId: string | undefined;
+  if (typeof id !== 'string') {
+    problems.push({ code: 'malformed_plan', path: `${path}.id`, message: `${label} needs a string "id".` });
+  } else if (!STEP_ID_PATTERN.test(id)) {
+    problems.push(invalidIdProblem(id, `${path}.id`));
+  } else validId = id;
+  const stepId = typeof id === 'string' ? id : undefined;
+  if (typeof tool !== 'string' || tool === '') {
+    problems.push({
+      code: 'malformed_plan',
+      path: `${path}.tool`,
+      ...(stepId === undefined ? {} : { stepId }),
+      message: `${label} needs a "tool" naming the tool to call.`,
     });
   }
-  return { problems, steps: parts, outputSteps: parsedOutputSteps };
+  unknownKeyProblems(step, STEP_KEYS, path, label, problems, stepId);
+  // A misspelt "arguments" ("argument", "args") is reported above; its value is still read, so that the problems
+  // in it (bad JSON, references to unknown steps) are reported in the same answer.
+  let argumentsKey = 'arguments';
+  if (!Object.hasOwn(step, 'arguments')) {
+    const misspelt = Object.keys(step).find(
+      (key) => !STEP_KEYS.includes(key as never) && closestMatch(key, STEP_KEYS) === 'arguments',
+    );
+    if (misspelt !== undefined) argumentsKey = misspelt;
+  }
+  const args = parseArguments(
+    own(step, argumentsKey),
+    stepId ?? String(index),
+    `${path}.${argumentsKey}`,
+    limits,
+    problems,
+  );
+  return {
+    id: validId,
+    label,
+    name: stepId ?? String(index),
+    tool: typeof tool === 'string' && tool !== '' ? tool : undefined,
+    arguments: args?.value,
+    argumentRepairs: args?.repairs,
+  };
+}
+
+/** Where a step of the steps-object form is, for problems: `steps.a1`, or `steps["odd id"]`. */
+export function mapStepPath(id: string): string {
+  return STEP_ID_PATTERN.test(id) ? `steps.${id}` : `steps[${JSON.stringify(id.slice(0, 80))}]`;
+}
+
+/**
+ * Reads one step of the steps-object form: `id` is its key, `value` is `{"<tool>": <arguments>}` (or
+ * `{"tool", "arguments"}`). Its short references (`$id.field`) are rewritten to the canonical `$ref:` form.
+ */
+export function readMapStep(
+  id: string,
+  value: unknown,
+  limits: PlanLimits,
+  problems: PlanProblem[],
+): StepParts {
+  const path = mapStepPath(id);
+  const label = `Step '${id.slice(0, 80)}'`;
+  const validId = STEP_ID_PATTERN.test(id) ? id : undefined;
+  if (validId === undefined) problems.push(invalidIdProblem(id, path));
+  let tool: string | undefined;
+  let written: unknown;
+  let argumentsPath = path;
+  if (isRecord(value)) {
+    const keys = Object.keys(value);
+    const toolField = own(value, 'tool');
+    if (typeof toolField === 'string' && keys.every((key) => key === 'tool' || key === 'arguments')) {
+      tool = toolField;
+      written = own(value, 'arguments');
+      argumentsPath = `${path}.arguments`;
+    } else if (keys.length === 1) {
+      tool = keys[0]!;
+      written = own(value, tool);
+      argumentsPath = `${path}.${tool}`;
+    } else {
+      problems.push({
+        code: 'malformed_plan',
+        stepId: id,
+        path,
+        message:
+          `${label} must be {"<tool>": {<arguments>}}: one tool name and its arguments` +
+          (keys.length === 0
+            ? ', and it is empty.'
+            : `, not ${keys.length} fields (${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', ...' : ''}).`),
+      });
+    }
+  } else {
+    problems.push({
+      code: 'malformed_plan',
+      stepId: id,
+      path,
+      message: `${label} must be {"<tool>": {<arguments>}}, not ${describeValue(value)}.`,
+    });
+  }
+  if (tool === '') {
+    problems.push({ code: 'malformed_plan', stepId: id, path, message: `${label} names no tool.` });
+    tool = undefined;
+  }
+  const args = tool === undefined ? undefined : parseArguments(written, id, argumentsPath, limits, problems);
+  return {
+    id: validId,
+    label,
+    name: id,
+    tool,
+    arguments: args === undefined ? undefined : expandArgumentReferences(args.value),
+    argumentRepairs: args?.repairs,
+  };
+}
+
+/** The ids of the steps no other step refers to, in plan order: what the steps-object form returns by default. */
+export function leafStepIds(steps: readonly (StepParts | undefined)[]): string[] {
+  const used = new Set<string>();
+  for (const step of steps) {
+    if (step?.arguments === undefined) continue;
+    const template = compileArguments(step.arguments).template;
+    if (template === undefined) continue;
+    for (const site of template.sites)
+      forEachReference(site, (reference) => {
+        if (reference.stepId !== step.id) used.add(reference.stepId);
+      });
+  }
+  return steps.flatMap((step) => (step?.id === undefined || used.has(step.id) ? [] : [step.id]));
+}
+
+function invalidIdProblem(id: string, path: string): PlanProblem {
+  return {
+    code: 'invalid_step_id',
+    stepId: id,
+    path,
+    message: `Step id '${id.slice(0, 80)}' must be 1 to 64 letters, digits, '_' or '-'.`,
+  };
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'string' ? 'a string' : `a ${typeof value}`;
 }

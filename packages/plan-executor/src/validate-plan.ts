@@ -1,21 +1,13 @@
-import { closestMatch, errorMessageOf, type JsonSchema } from '@org/core';
+import { closestMatch, errorMessageOf } from '@org/core';
 import type { Tool, ToolRegistry } from '@org/tools';
-import {
-  type ArgumentTemplate,
-  compileArguments,
-  forEachReference,
-  pathToText,
-  type TemplateSite,
-} from './argument-template.js';
+import { type ArgumentTemplate, compileArguments, forEachReference } from './argument-template.js';
+import { checkReference, resolveStepTool, type StepScope, stepPath } from './check-step.js';
 import { orderSteps } from './find-cycles.js';
-import { lookupSchemaField } from './output-schema-field.js';
-import { type ParsePlanOptions, readPlanParts, type StepParts } from './parse-plan.js';
-import { type Plan, type PlanStep, TOOL_PLAN_TOOL_NAME } from './plan.js';
+import { type ParsePlanOptions, readPlanParts } from './parse-plan.js';
+import type { Plan, PlanStep } from './plan.js';
 import { type PlanLimits, resolvePlanLimits } from './plan-limits.js';
 import type { PlanProblem } from './plan-problem.js';
 import { PlanValidationError } from './plan-validation-error.js';
-import { RESERVED_PATH_SEGMENTS, type Reference } from './reference.js';
-import { toolOutputSchema } from './tool-source.js';
 
 /** Options of {@link validatePlan}. */
 export interface ValidatePlanOptions extends ParsePlanOptions {
@@ -149,142 +141,27 @@ function validatePlanValue(
   // (`orders.get`), both through the registry's one mapping. Messages use the provider names.
   let toolNames: string[] | undefined;
   const stepTools: Tool[] = [];
-  const outputSchemas = new Map<string, JsonSchema | undefined>();
+  const scope: StepScope = {
+    tools,
+    limits,
+    form: parts.form,
+    problems,
+    indexOf: (stepId) => indexOf.get(stepId),
+    stepAt: (index) => steps[index],
+    toolAt: (index) => stepTools[index],
+    suggest,
+    toolNames: () => {
+      toolNames ??= modelToolNames(tools);
+      return toolNames;
+    },
+    stepIds: () => indexOf.keys(),
+  };
   for (let index = 0; index < count; index++) {
     const step = steps[index];
-    if (step?.tool === undefined) continue;
-    const tool = step.tool === TOOL_PLAN_TOOL_NAME ? undefined : tools.resolve(step.tool);
-    if (step.tool === TOOL_PLAN_TOOL_NAME || tool?.name === TOOL_PLAN_TOOL_NAME) {
-      problems.push({
-        code: 'nested_plan',
-        stepId: step.name,
-        path: `steps[${index}].tool`,
-        message: `${step.label} calls ${TOOL_PLAN_TOOL_NAME}; plans cannot nest. Put its steps in this plan.`,
-      });
-      continue;
-    }
-    if (tool === undefined) {
-      toolNames ??= modelToolNames(tools);
-      const names = toolNames;
-      const suggestion = suggest('tool', step.tool, () => names);
-      problems.push({
-        code: 'unknown_tool',
-        stepId: step.name,
-        toolName: step.tool,
-        path: `steps[${index}].tool`,
-        ...(suggestion === undefined ? {} : { suggestion }),
-        message:
-          `${step.label} calls unknown tool '${step.tool.slice(0, 80)}'` +
-          (suggestion ? `; did you mean '${suggestion}'?` : '.') +
-          ` Available tools: ${toolNames.slice(0, 40).join(', ')}${toolNames.length > 40 ? ', ...' : ''}.`,
-      });
-      continue;
-    }
-    stepTools[index] = tool;
-    if (!outputSchemas.has(tool.name)) outputSchemas.set(tool.name, toolOutputSchema(tool));
+    if (step === undefined) continue;
+    const tool = resolveStepTool(scope, index, step);
+    if (tool !== undefined) stepTools[index] = tool;
   }
-
-  /** Checks one reference; returns the referenced step's index when it is usable as a dependency. */
-  const checkReference = (
-    index: number,
-    step: StepParts,
-    reference: Reference,
-    site: TemplateSite,
-  ): number | undefined => {
-    const target = indexOf.get(reference.stepId);
-    const path = `steps[${index}].arguments.${pathToText(site.path)}`;
-    if (reference.path.length > limits.maxReferencePathSegments) {
-      problems.push({
-        code: 'limit_exceeded',
-        limit: 'maxReferencePathSegments',
-        maximum: limits.maxReferencePathSegments,
-        actual: reference.path.length,
-        stepId: step.name,
-        path,
-        message: `${step.label} has a $ref with ${reference.path.length} path segments; the limit 'maxReferencePathSegments' is ${limits.maxReferencePathSegments}.`,
-      });
-      return undefined;
-    }
-    for (const segment of reference.path) {
-      if (!RESERVED_PATH_SEGMENTS.has(segment)) continue;
-      problems.push({
-        code: 'invalid_reference',
-        stepId: step.name,
-        reference: reference.text,
-        segment,
-        path,
-        message: `${step.label} refers to '${reference.text}', but '${segment}' is a reserved name, not an output field.`,
-      });
-      return undefined;
-    }
-    if (target === undefined) {
-      const suggestion = suggest('step', reference.stepId, () => indexOf.keys());
-      problems.push({
-        code: 'unknown_step',
-        stepId: step.name,
-        reference: reference.text,
-        missingStepId: reference.stepId,
-        path,
-        ...(suggestion === undefined ? {} : { suggestion }),
-        message:
-          `${step.label} refers to unknown step '${reference.stepId}' in '${reference.text}'` +
-          (suggestion ? `; did you mean '${suggestion}'?` : '.'),
-      });
-      return undefined;
-    }
-    if (target === index) {
-      problems.push({
-        code: 'self_reference',
-        stepId: step.name,
-        reference: reference.text,
-        path,
-        message: `${step.label} refers to its own output ('${reference.text}'); a step can only use earlier results.`,
-      });
-      return undefined;
-    }
-    const targetTool = stepTools[target];
-    const schema =
-      reference.path.length > 0 && targetTool !== undefined ? outputSchemas.get(targetTool.name) : undefined;
-    if (schema !== undefined) {
-      const lookup = lookupSchemaField(schema, reference.path);
-      // The tool as the model knows it: the name its step used.
-      const toolName = steps[target]!.tool!;
-      if (lookup.kind === 'missing') {
-        const available = lookup.available;
-        const suggestion = suggest(`field of ${toolName}`, lookup.field, () => available);
-        problems.push({
-          code: 'unknown_output_field',
-          stepId: step.name,
-          reference: reference.text,
-          toolName,
-          field: lookup.field,
-          available: lookup.available,
-          path,
-          ...(suggestion === undefined ? {} : { suggestion }),
-          message:
-            `${step.label} refers to '${reference.text}', but the output of '${toolName}' has no field ` +
-            `'${lookup.field}'` +
-            (suggestion ? `; did you mean '${suggestion}'?` : '.') +
-            (lookup.available.length > 0 ? ` Fields: ${lookup.available.slice(0, 30).join(', ')}.` : ''),
-        });
-      } else if (lookup.kind === 'scalar') {
-        const where = lookup.at.length === 0 ? 'is' : `at '${lookup.at.join('.')}' is`;
-        problems.push({
-          code: 'unknown_output_field',
-          stepId: step.name,
-          reference: reference.text,
-          toolName,
-          field: lookup.field,
-          available: [],
-          path,
-          message:
-            `${step.label} refers to '${reference.text}', but the output of '${toolName}' ${where} ` +
-            `${lookup.type}, which has no field '${lookup.field}'. Refer to '$ref:${[reference.stepId, ...lookup.at].join('.')}' itself.`,
-        });
-      }
-    }
-    return target;
-  };
 
   // Dependencies in CSR form: each step's distinct referenced steps, sorted. `seenBy` dedupes without a Set.
   const dependencyStart = new Int32Array(count + 1);
@@ -302,7 +179,7 @@ function validatePlanValue(
         code: 'invalid_reference',
         stepId: step.name,
         reference: malformed.text,
-        path: `steps[${index}].arguments.${pathText}`,
+        path: `${stepPath(parts.form, index, step)}.arguments.${pathText}`,
         message: `${step.label} has '$ref:' without a step id at arguments.${pathText}; write "$ref:<step id>".`,
       });
     }
@@ -310,7 +187,7 @@ function validatePlanValue(
     const first = dependencyItems.length;
     for (const site of compiled.template.sites) {
       forEachReference(site, (reference) => {
-        const target = checkReference(index, step, reference, site);
+        const target = checkReference(scope, index, step, reference, site);
         if (target === undefined) return;
         reference.stepIndex = target;
         if (seenBy[target] !== index) {
@@ -349,13 +226,20 @@ function validatePlanValue(
     problems.push({
       code: 'cycle',
       cycle: names,
-      path: `steps[${cycle[0]}]`,
+      path: stepPath(parts.form, cycle[0]!, steps[cycle[0]!]!),
       stepId: names[0]!,
       message: `Steps ${names.join(' → ')} form a cycle (each needs the output of the next); no order can run them.`,
     });
   }
 
-  const outputIds = parts.outputSteps ?? steps.flatMap((step) => (step?.id === undefined ? [] : [step.id]));
+  // Omitted, `output_steps` is every step in the list form, and the steps no step uses in the object form.
+  const outputIds =
+    parts.outputSteps ??
+    steps.flatMap((step, index) =>
+      step?.id === undefined || (parts.form === 'map' && dependentStart[index + 1]! > dependentStart[index]!)
+        ? []
+        : [step.id],
+    );
   const outputIndexes = new Int32Array(outputIds.length);
   outputIds.forEach((id, position) => {
     const index = indexOf.get(id);
@@ -383,10 +267,11 @@ function validatePlanValue(
     if (step!.argumentRepairs !== undefined) planStep.argumentRepairs = step!.argumentRepairs;
     return planStep;
   });
+  // The object form's default is said explicitly, so the plan means the same read again as a list.
   const plan: Plan =
-    parts.outputSteps === undefined
+    parts.outputSteps === undefined && parts.form === 'list'
       ? { steps: planSteps }
-      : { steps: planSteps, output_steps: parts.outputSteps };
+      : { steps: planSteps, output_steps: Object.freeze([...outputIds]) };
   const validated: ValidatedPlan = Object.freeze({
     plan,
     outputStepIds: Object.freeze([...outputIds]),

@@ -1,12 +1,16 @@
 import {
   AbortedError,
   type Adjustment,
+  applyToolCallPolicy,
   assertToolCallPairing,
+  type ContentLimits,
   InvalidRequestError,
+  isToolCallAccepted,
   type LanguageModel,
   type ModelCapabilities,
   type ModelRequest,
   type ModelResponse,
+  type ReasoningPart,
   type ResolvedRetryOptions,
   type RetryFailure,
   retryHintsFromHeaders,
@@ -17,16 +21,18 @@ import {
 } from '@org/core';
 import type OpenAI from 'openai';
 import { APIError } from 'openai';
-import { buildChatBody } from './chat-request.js';
-import { parseChatCompletion } from './chat-response.js';
-import { ChatStreamAssembler } from './chat-stream-assembler.js';
+import { buildChatRequest } from './chat/build-request.js';
+import { mapChatResponse } from './chat/map-response.js';
+import { ChatStreamAssembler } from './chat/stream-assembler.js';
+import { assertContentAccepted } from './content-limits.js';
 import { openEventStream } from './event-stream.js';
-import { mapOpenAIError } from './map-openai-error.js';
+import { mapOpenAIError } from './map-error.js';
 import type { ParsedAnswer } from './parsed-answer.js';
-import { buildResponsesBody } from './responses-request.js';
-import { parseResponse } from './responses-response.js';
-import { ResponsesStreamAssembler } from './responses-stream-assembler.js';
-import { checkAnswer, planTools, type ToolPlan } from './tool-plan.js';
+import { prepareResponseFormat } from './response-format.js';
+import { buildResponsesRequest } from './responses/build-request.js';
+import { mapResponsesResponse } from './responses/map-response.js';
+import { ResponsesStreamAssembler } from './responses/stream-assembler.js';
+import { planTools, type ToolPlan } from './tool-plan.js';
 
 /** Which OpenAI API a model speaks: the Responses API (`responses`) or Chat Completions (`chat`). */
 export type OpenAIApi = 'responses' | 'chat';
@@ -43,6 +49,8 @@ export interface OpenAILanguageModelConfig {
   readonly timeoutMs: number | undefined;
   readonly maxTokensParameter: 'max_completion_tokens' | 'max_tokens';
   readonly streamUsage: boolean;
+  /** The media limits checked before sending (`OPENAI_CONTENT_LIMITS` unless the model's settings say otherwise). */
+  readonly contentLimits: ContentLimits;
 }
 
 interface Prepared {
@@ -106,7 +114,10 @@ export class OpenAILanguageModel implements LanguageModel {
     return this.api === 'chat' ? 'chat completion' : 'response';
   }
 
-  /** Everything checked before a byte is sent: abort, history pairing, settings, tool choice; then the body. */
+  /**
+   * Everything checked before a byte is sent (abort, history pairing, settings, content, response format, tool
+   * choice), then the body, with every adjustment made on the way.
+   */
   private prepare(request: ModelRequest, stream: boolean): Prepared {
     if (request.signal?.aborted) {
       throw new AbortedError({
@@ -116,31 +127,26 @@ export class OpenAILanguageModel implements LanguageModel {
     }
     assertToolCallPairing(request.messages);
     checkSettings(request, this.provider);
-    let plan = planTools(request, this.capabilities, { provider: this.provider, modelId: this.modelId });
-    if (this.api === 'responses' && request.stopSequences !== undefined && request.stopSequences.length > 0) {
-      const ignored: Adjustment = {
-        kind: 'setting-ignored',
-        message:
-          'The Responses API has no stop sequences; stopSequences were not sent. Use the Chat Completions API (api: "chat") where they matter.',
-        details: { setting: 'stopSequences', stopSequences: [...request.stopSequences] },
-      };
-      plan = { ...plan, adjustments: [...plan.adjustments, ignored] };
-    }
-    const settings = { provider: this.provider, modelId: this.modelId };
-    const body =
+    assertContentAccepted(request.messages, this.config.contentLimits, this.provider);
+    const identity = { provider: this.provider, modelId: this.modelId };
+    const responseFormat = prepareResponseFormat(request, this.capabilities, identity);
+    const plan = planTools(request, this.capabilities, identity);
+    const wire =
       this.api === 'chat'
-        ? buildChatBody(
+        ? buildChatRequest(
             request,
             plan,
+            responseFormat,
             {
-              ...settings,
+              ...identity,
               maxTokensParameter: this.config.maxTokensParameter,
               streamUsage: this.config.streamUsage,
             },
             stream,
           )
-        : buildResponsesBody(request, plan, settings, stream);
-    return { plan, body };
+        : buildResponsesRequest(request, plan, responseFormat, identity, stream);
+    const adjustments: readonly Adjustment[] = [...plan.adjustments, ...wire.adjustments];
+    return { plan: { ...plan, adjustments }, body: wire.body };
   }
 
   private requestOptions(signal: AbortSignal | undefined): OpenAI.RequestOptions {
@@ -167,9 +173,14 @@ export class OpenAILanguageModel implements LanguageModel {
     return { error: this.mapError(error, signal), ...retryHintsFromHeaders(headers) };
   }
 
+  /** The answer with the calls the tool plan's policy lets through, and every adjustment: the request's, then the answer's. */
   private finishAnswer(plan: ToolPlan, answer: ParsedAnswer): ModelResponse {
-    const checked = checkAnswer(plan, answer.toolCalls);
-    return { ...answer, toolCalls: checked.toolCalls, adjustments: checked.adjustments };
+    const checked = applyToolCallPolicy(plan.policy, answer.toolCalls, { provider: this.provider });
+    return {
+      ...answer,
+      toolCalls: checked.toolCalls,
+      adjustments: [...plan.adjustments, ...checked.adjustments],
+    };
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
@@ -190,7 +201,7 @@ export class OpenAILanguageModel implements LanguageModel {
       },
     );
     const answer =
-      this.api === 'chat' ? parseChatCompletion(raw, this.provider) : parseResponse(raw, this.provider);
+      this.api === 'chat' ? mapChatResponse(raw, this.provider) : mapResponsesResponse(raw, this.provider);
     const response = this.finishAnswer(plan, answer);
     return request.includeRawResponse ? { ...response, rawResponse: raw } : response;
   }
@@ -215,6 +226,7 @@ export class OpenAILanguageModel implements LanguageModel {
         ? new ChatStreamAssembler(this.provider)
         : new ResponsesStreamAssembler(this.provider);
     let started = false;
+    const rejectedCallIds = new Set<string>();
     try {
       const options = this.requestOptions(controller.signal);
       const response = await withRetries(
@@ -232,7 +244,14 @@ export class OpenAILanguageModel implements LanguageModel {
       started = true;
       const stream = openEventStream(response, controller, client);
       for await (const event of stream.events) {
-        for (const part of assembler.push(event)) yield part;
+        for (const part of assembler.push(event)) {
+          // A call the policy rejects never shows in the stream, not even as it starts.
+          if (part.type === 'tool-call-start' && !isToolCallAccepted(plan.policy, part.toolName)) {
+            rejectedCallIds.add(part.toolCallId);
+          } else if (!(part.type === 'tool-call-delta' && rejectedCallIds.has(part.toolCallId))) {
+            yield part;
+          }
+        }
       }
       // The SDK's iterator ends quietly on abort; the caller must still learn the answer was cut short.
       if (request.signal?.aborted) {
@@ -254,6 +273,9 @@ export class OpenAILanguageModel implements LanguageModel {
         return;
       }
       const answer = this.finishAnswer(plan, assembler.finish());
+      // Reasoning still open at the end (or only in the final response) completes before the calls.
+      const late: readonly ReasoningPart[] = assembler.unemittedReasoning();
+      for (const reasoning of late) yield { type: 'reasoning', reasoning };
       for (const toolCall of answer.toolCalls) yield { type: 'tool-call', toolCall };
       yield {
         type: 'finish',

@@ -1,27 +1,29 @@
 import {
   AuthenticationError,
-  checkRetryOptions,
+  type ContentLimits,
+  createRedactingLogger,
   InvalidProviderOptionsError,
   type LanguageModel,
   MAX_TIMER_DELAY_MS,
-  type ModelCapabilities,
   type ModelCapabilitiesOverride,
   mergeCapabilities,
   type RetryOptions,
   registerHeaderSecrets,
   registerSecret,
-  resolveRetryOptions,
+  resolveProviderRetryOptions,
   timerDelayProblem,
 } from '@org/core';
 import OpenAI from 'openai';
+import { OPENAI_DEFAULT_CAPABILITIES } from './capabilities.js';
+import { resolveContentLimits } from './content-limits.js';
 import { type OpenAIApi, OpenAILanguageModel } from './openai-language-model.js';
-import { createRedactingLogger } from './redacting-logger.js';
 
 /** Options of `createOpenAI`. */
 export interface OpenAIProviderOptions {
   /**
-   * A ready SDK client. Its own retries are not used (the adapter retries, see `maxRetries` and `retry`). Its
-   * logger is yours: clients the adapter creates log through a logger that redacts registered secrets.
+   * A ready SDK client. Its own retries are turned off per request (the adapter retries); its `maxRetries` is the
+   * adapter's retry count unless `maxRetries` is given. Its logger is yours: clients the adapter creates log through
+   * `createRedactingLogger` of `@org/core`, which redacts registered secrets.
    */
   readonly client?: OpenAI;
   /** Defaults to the `OPENAI_API_KEY` environment variable. Registered as a secret: it never appears in errors. */
@@ -38,7 +40,10 @@ export interface OpenAIProviderOptions {
   readonly timeout?: number;
   /** Retries after the first attempt, for 408 / 409 / 429 / 5xx and connection failures. Default 2. */
   readonly maxRetries?: number;
-  /** Finer retry control: back-off, the longest `retry-after` worth waiting for, the clock. */
+  /**
+   * Finer retry control: back-off, the longest `retry-after` worth waiting for, the clock. `retry.maxRetries` is the
+   * same as the top-level `maxRetries` (give one of them).
+   */
   readonly retry?: RetryOptions;
   /** Extra headers on every request. */
   readonly headers?: Readonly<Record<string, string>>;
@@ -59,6 +64,13 @@ export interface OpenAIModelSettings {
   readonly maxTokensParameter?: 'max_completion_tokens' | 'max_tokens';
   /** Chat only: ask for usage in streams (`stream_options.include_usage`). Default true; turn off for servers that reject it. */
   readonly streamUsage?: boolean;
+  /** This model's retry options, field by field over the provider's `retry`. */
+  readonly retry?: RetryOptions;
+  /**
+   * The media limits checked before sending, for an OpenAI-compatible server with other limits than OpenAI's.
+   * Default `OPENAI_CONTENT_LIMITS`; fields left out keep their default.
+   */
+  readonly contentLimits?: Partial<ContentLimits>;
 }
 
 /** The provider function: `(modelId, settings?) => LanguageModel`, with shortcuts for each API. */
@@ -69,20 +81,6 @@ export interface OpenAIProvider {
   /** A Chat Completions model. */
   chat(modelId: string, settings?: Omit<OpenAIModelSettings, 'api'>): LanguageModel;
 }
-
-/**
- * What OpenAI's own models accept on both APIs. Compatible servers override it per model.
- *
- * @example
- * mergeCapabilities(OPENAI_DEFAULT_CAPABILITIES, { toolChoice: { required: 'emulated' } });
- */
-export const OPENAI_DEFAULT_CAPABILITIES: ModelCapabilities = Object.freeze({
-  toolCalls: true,
-  toolChoice: Object.freeze({ auto: 'native', required: 'native', none: 'native', tool: 'native' } as const),
-  parallelToolCalls: true,
-  strictSchemas: true,
-  streaming: true,
-});
 
 /**
  * Creates an OpenAI provider. The SDK client is created on the first call (so importing never fails for want of
@@ -106,8 +104,15 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
   if (options.client) registerSecret(options.client.apiKey);
   // A proxy key or a Basic credential in a custom header is a secret too (`x-proxy-token`, `authorization`).
   registerHeaderSecrets(options.headers);
-  // `retry.maxRetries` wins over the top-level `maxRetries`.
-  const retry = resolveRetryOptions({ maxRetries: options.maxRetries }, options.retry);
+  // With a ready client, its own maxRetries is the default budget (its retries are turned off per request).
+  const retryInput = {
+    provider,
+    maxRetries: options.maxRetries,
+    retry: options.retry,
+    defaultMaxRetries: options.client?.maxRetries,
+  };
+  // Checked now, so that a bad option fails here rather than at the first request.
+  resolveProviderRetryOptions(retryInput);
 
   let client: OpenAI | undefined = options.client;
   const getClient = (): OpenAI => {
@@ -124,7 +129,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
     client = new OpenAI({
       apiKey,
       maxRetries: 0,
-      logger: createRedactingLogger(),
+      logger: createRedactingLogger(console),
       ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
       ...(options.organization === undefined ? {} : { organization: options.organization }),
       ...(options.project === undefined ? {} : { project: options.project }),
@@ -142,10 +147,11 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
       api: settings.api ?? 'responses',
       capabilities: mergeCapabilities(OPENAI_DEFAULT_CAPABILITIES, settings.capabilities),
       client: getClient,
-      retry,
+      retry: resolveProviderRetryOptions({ ...retryInput, modelRetry: settings.retry }),
       timeoutMs: options.timeout === undefined ? undefined : sdkTimeout(options.timeout),
       maxTokensParameter: settings.maxTokensParameter ?? 'max_completion_tokens',
       streamUsage: settings.streamUsage ?? true,
+      contentLimits: resolveContentLimits(settings.contentLimits, provider),
     });
   };
 
@@ -210,19 +216,10 @@ function validateOptions(options: OpenAIProviderOptions): void {
       `baseURL must be an absolute http(s) URL, e.g. http://localhost:1234/v1; got ${describe(options.baseURL)}.`,
     );
   }
-  if (
-    options.maxRetries !== undefined &&
-    (typeof options.maxRetries !== 'number' ||
-      !Number.isSafeInteger(options.maxRetries) ||
-      options.maxRetries < 0)
-  ) {
-    fail('maxRetries', `maxRetries must be a non-negative integer, got ${describe(options.maxRetries)}.`);
-  }
   if (options.timeout !== undefined) {
     const problem = timerDelayProblem(options.timeout, { integer: true, infinity: true });
     if (problem !== undefined) fail('timeout', `timeout ${problem}.`);
   }
-  checkRetryOptions(options.retry, { provider });
 }
 
 const APIS: readonly string[] = ['responses', 'chat'];

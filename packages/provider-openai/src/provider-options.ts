@@ -15,6 +15,13 @@ const RESERVED: ReadonlySet<string> = new Set([
   'stream_options',
 ]);
 
+/** What the request's options are named as in messages: `providerOptions.openai` (and the provider's own name). */
+export function optionsName(provider: string): string {
+  return provider === 'openai'
+    ? 'providerOptions.openai'
+    : `providerOptions.openai / providerOptions.${provider}`;
+}
+
 /**
  * The request's `providerOptions.openai` (and, for a provider created under another name, `providerOptions[name]`),
  * checked against the fields the adapter owns. Everything else is passed into the request body untouched.
@@ -28,9 +35,29 @@ export function passthroughOptions(request: ModelRequest, provider: string): Rec
   if (clashing.length > 0) {
     throw new InvalidRequestError({
       provider,
-      message: `providerOptions.${provider === 'openai' ? 'openai' : `openai / providerOptions.${provider}`} may not set ${clashing.map((key) => `'${key}'`).join(', ')}: the adapter builds ${clashing.length === 1 ? 'it' : 'them'} from the request (messages, tools, toolChoice, parallelToolCalls, stream()). Use those request fields instead.`,
+      message: `${optionsName(provider)} may not set ${clashing.map((key) => `'${key}'`).join(', ')}: the adapter builds ${clashing.length === 1 ? 'it' : 'them'} from the request (messages, tools, toolChoice, parallelToolCalls, stream()). Use those request fields instead.`,
       providerCode: 'reserved_provider_option',
     });
   }
   return options;
+}
+
+/** An own option value, never one read through the prototype. */
+export function ownOption(options: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(options, key) ? options[key] : undefined;
+}
+
+/** Fails when an option the request also sets is given in `providerOptions`, naming both. */
+export function refuseOptionClash(
+  options: Record<string, unknown>,
+  key: string,
+  requestField: string,
+  provider: string,
+): void {
+  if (ownOption(options, key) === undefined) return;
+  throw new InvalidRequestError({
+    provider,
+    providerCode: 'reserved_provider_option',
+    message: `${optionsName(provider)} sets '${key}' and the request sets ${requestField}: give it once, as ${requestField}.`,
+  });
 }

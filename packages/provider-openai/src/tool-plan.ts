@@ -3,7 +3,7 @@ import {
   assertToolChoiceOffered,
   type ModelCapabilities,
   type ModelRequest,
-  type ToolCall,
+  ToolCallPolicy,
   ToolChoice,
   type ToolSpec,
   UnsupportedToolChoiceError,
@@ -24,10 +24,8 @@ export interface ToolPlan {
   /** A system instruction the emulation adds in front of the history. */
   readonly instruction: string | undefined;
   readonly adjustments: readonly Adjustment[];
-  /** When a mode is emulated, the only tools a returned call may name; calls to others are rejected. */
-  readonly allowedToolNames: ReadonlySet<string> | undefined;
-  /** For an emulated `required` / `tool`: the mode whose honouring is checked on the answer. */
-  readonly emulatedMode: 'required' | 'tool' | 'none' | 'auto' | undefined;
+  /** Which returned calls reach the caller, and what is checked on the answer (`@org/core`'s tool-call policy). */
+  readonly policy: ToolCallPolicy;
 }
 
 const REQUIRED_INSTRUCTION =
@@ -70,8 +68,7 @@ export function planTools(
       parallelToolCalls: undefined,
       instruction: undefined,
       adjustments,
-      allowedToolNames: undefined,
-      emulatedMode: undefined,
+      policy: ToolCallPolicy.acceptAll(),
     };
   }
   if (!capabilities.toolCalls) {
@@ -104,8 +101,7 @@ export function planTools(
       tools: offered,
       choice: choice.type === 'tool' ? { name: choice.toolName } : choice.type,
       instruction: undefined,
-      allowedToolNames: undefined,
-      emulatedMode: undefined,
+      policy: ToolCallPolicy.acceptAll(),
     };
   }
 
@@ -125,8 +121,7 @@ export function planTools(
         tools: offered,
         choice: undefined,
         instruction: undefined,
-        allowedToolNames: undefined,
-        emulatedMode: 'auto',
+        policy: ToolCallPolicy.acceptAll(),
       };
     case 'required': {
       const only = offered.length === 1 ? offered[0] : undefined;
@@ -141,8 +136,7 @@ export function planTools(
           tools: offered,
           choice: { name: only.name },
           instruction: undefined,
-          allowedToolNames: undefined,
-          emulatedMode: 'required',
+          policy: ToolCallPolicy.expectAny(),
         };
       }
       adjustments.push({
@@ -156,8 +150,7 @@ export function planTools(
         tools: offered,
         choice: capabilities.toolChoice.auto === 'native' ? 'auto' : undefined,
         instruction: REQUIRED_INSTRUCTION,
-        allowedToolNames: undefined,
-        emulatedMode: 'required',
+        policy: ToolCallPolicy.expectAny(),
       };
     }
     case 'none':
@@ -180,8 +173,7 @@ export function planTools(
         parallelToolCalls: undefined,
         choice: undefined,
         instruction: undefined,
-        allowedToolNames: new Set(),
-        emulatedMode: 'none',
+        policy: ToolCallPolicy.rejectAll(),
       };
     case 'tool': {
       const named = offered.filter((tool) => tool.name === choice.toolName);
@@ -207,41 +199,8 @@ export function planTools(
         tools: named,
         choice: nativeRequired ? 'required' : undefined,
         instruction: nativeRequired ? undefined : namedInstruction(choice.toolName),
-        allowedToolNames: new Set([choice.toolName]),
-        emulatedMode: 'tool',
+        policy: ToolCallPolicy.expectTool(choice.toolName),
       };
     }
   }
-}
-
-/**
- * Applies an emulated mode to the answer: calls to tools the mode forbids are removed (and reported), and an
- * emulated `required` / named choice the model ignored is reported too. Native modes pass through untouched.
- */
-export function checkAnswer(
-  plan: ToolPlan,
-  toolCalls: readonly ToolCall[],
-): { toolCalls: readonly ToolCall[]; adjustments: readonly Adjustment[] } {
-  const adjustments = [...plan.adjustments];
-  let kept = toolCalls;
-  if (plan.allowedToolNames !== undefined) {
-    const allowed = plan.allowedToolNames;
-    const rejected = toolCalls.filter((call) => !allowed.has(call.toolName));
-    if (rejected.length > 0) {
-      kept = toolCalls.filter((call) => allowed.has(call.toolName));
-      adjustments.push({
-        kind: 'tool-calls-rejected',
-        message: `The model called ${rejected.map((call) => `'${call.toolName}'`).join(', ')} although the tool choice forbids it; those calls were removed and must not be executed.`,
-        details: { toolCalls: rejected },
-      });
-    }
-  }
-  if ((plan.emulatedMode === 'required' || plan.emulatedMode === 'tool') && kept.length === 0) {
-    adjustments.push({
-      kind: 'tool-choice-emulated',
-      message: `The emulated tool choice '${plan.emulatedMode}' was not honoured: the model answered without calling a tool.`,
-      details: { mode: plan.emulatedMode, honoured: false },
-    });
-  }
-  return { toolCalls: kept, adjustments };
 }

@@ -1,28 +1,20 @@
 import {
   type Action,
-  abortReasonOf,
   errorMessageOf,
   limitValueProblem,
   type Observation,
-  type ObservationError,
-  type ObservationStatus,
-  OrgError,
-  type RunEvent,
   type RunEventListener,
-  type ToolCall,
-  type TruncateTextOptions,
-  truncateText,
 } from '@org/core';
-import { safeParse } from 'zod/v4/core';
-import { type Artifact, hasArtifacts } from './artifacts.js';
+import type { Artifact } from './artifacts.js';
+import { abortedBecause, CallRecorder, type EventPairing, withPairedEvents } from './call-recorder.js';
 import { compiledToolOf } from './compiled-tool.js';
 import { InvalidToolDefinitionError, InvalidToolOptionError } from './errors.js';
+import { ExecutionContext } from './execution-context.js';
 import { defineOwn } from './json-parser.js';
-import { resolveLimits } from './limits.js';
-import { INVALID, type WalkContext, walk } from './schema-walker.js';
-import { DEFAULT_OUTPUT_BUDGET_BYTES, type SerializedOutput, serializeOutput } from './serialize-output.js';
+import { observeOutcome } from './observe-outcome.js';
 import { effectiveTimeout, timeoutProblem } from './timeout.js';
 import { type Tool, type ToolExecutionContext, type ToolRunView, toolNeedsApproval } from './tool.js';
+import { type Outcome, ToolInvocation } from './tool-invocation.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { validateToolArguments } from './validate-tool-arguments.js';
 
@@ -136,111 +128,25 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 /** The `injected` of a call without injected values: one frozen object shared by every call. */
 const NO_INJECTED: Readonly<Record<string, unknown>> = Object.freeze({});
 
-type Outcome =
-  | { readonly kind: 'returned'; readonly value: unknown }
-  | { readonly kind: 'thrown'; readonly error: unknown }
-  | { readonly kind: 'timeout' }
-  | { readonly kind: 'aborted' };
-
 function isAborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
 }
 
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  try {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function'
-    );
-  } catch {
-    return false;
-  }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  try {
-    return (
-      (typeof value === 'object' || typeof value === 'function') &&
-      value !== null &&
-      typeof (value as { then?: unknown }).then === 'function'
-    );
-  } catch {
-    return false;
-  }
-}
-
 /**
- * The context a tool receives. `signal` and `executeNested` are own, enumerable getters (as on a plain object:
- * spreading the context keeps them) that create what they return on first read: the call's AbortController, the
- * nested runner. Each getter is one shared function, defined with one shared descriptor, so every context has the
- * same shape; an object literal with a getter costs microseconds.
+ * Checks the options every call runs with, before anything runs: an invalid `timeoutMs` or `outputBudgetBytes` is the
+ * caller's error (`InvalidToolOptionError`), never a call's outcome.
  */
-class ExecutionContext implements ToolExecutionContext {
-  static readonly #signal: PropertyDescriptor = {
-    get(this: ExecutionContext): AbortSignal {
-      return this.#controllerOf().signal;
-    },
-    enumerable: true,
-    configurable: true,
-  };
-  static readonly #executeNested: PropertyDescriptor = {
-    get(this: ExecutionContext): ToolExecutionContext['executeNested'] {
-      this.#nested ??= (action, nested = {}) =>
-        executeNested(this, this.#nestedTools, this.#callerOptions, action, nested);
-      return this.#nested;
-    },
-    enumerable: true,
-    configurable: true,
-  };
-  readonly #controllerOf: () => AbortController;
-  readonly #callerOptions: ExecuteActionOptions;
-  readonly #nestedTools: ToolRegistry | undefined;
-  #nested: ToolExecutionContext['executeNested'] | undefined;
-  declare readonly signal: AbortSignal;
-  declare readonly toolCallId: string;
-  declare readonly toolName: string;
-  declare readonly injected: Readonly<Record<string, unknown>>;
-  declare readonly reportProgress: (progress: unknown) => void;
-  declare readonly executeNested: ToolExecutionContext['executeNested'];
-  declare readonly timeoutMs: number | undefined;
-  declare readonly outputBudgetBytes: number;
-  declare readonly run: ToolRunView | undefined;
-  declare readonly toolCall: ToolCall | undefined;
-
-  constructor(
-    controllerOf: () => AbortController,
-    callerOptions: ExecuteActionOptions,
-    nestedTools: ToolRegistry | undefined,
-    toolCallId: string,
-    toolName: string,
-    injected: Readonly<Record<string, unknown>>,
-    reportProgress: (progress: unknown) => void,
-    timeoutMs: number | undefined,
-  ) {
-    this.#controllerOf = controllerOf;
-    this.#callerOptions = callerOptions;
-    this.#nestedTools = nestedTools;
-    Object.defineProperty(this, 'signal', ExecutionContext.#signal);
-    (this as Mutable<ExecutionContext>).toolCallId = toolCallId;
-    (this as Mutable<ExecutionContext>).toolName = toolName;
-    (this as Mutable<ExecutionContext>).injected = injected;
-    (this as Mutable<ExecutionContext>).reportProgress = reportProgress;
-    (this as Mutable<ExecutionContext>).timeoutMs = timeoutMs;
-    (this as Mutable<ExecutionContext>).outputBudgetBytes =
-      callerOptions.outputBudgetBytes ?? DEFAULT_OUTPUT_BUDGET_BYTES;
-    const run = callerOptions.run;
-    (this as Mutable<ExecutionContext>).run = run;
-    (this as Mutable<ExecutionContext>).toolCall =
-      run === undefined ? undefined : findToolCall(run.toolCalls, toolCallId);
-    Object.defineProperty(this, 'executeNested', ExecutionContext.#executeNested);
+export function checkExecuteOptions(options: ExecuteActionOptions): void {
+  if (options.timeoutMs !== undefined) {
+    const problem = timeoutProblem(options.timeoutMs);
+    if (problem !== undefined) throw new InvalidToolOptionError({ option: 'timeoutMs', reason: problem });
   }
-}
-
-/** The call with this id among a step's calls; a step has a handful of calls, so a scan beats building a map. */
-function findToolCall(toolCalls: readonly ToolCall[], toolCallId: string): ToolCall | undefined {
-  for (const call of toolCalls) if (call.id === toolCallId) return call;
-  return undefined;
+  if (options.outputBudgetBytes !== undefined) {
+    // NaN would switch the budget off (every `size > budget` is false): the one limit rule of @org/core.
+    const problem = limitValueProblem(options.outputBudgetBytes, { minimum: 0, infinity: true });
+    if (problem !== undefined)
+      throw new InvalidToolOptionError({ option: 'outputBudgetBytes', reason: problem });
+  }
 }
 
 /**
@@ -314,56 +220,6 @@ function linkSignals(first: AbortSignal, second: AbortSignal): { signal: AbortSi
   };
 }
 
-/** A call whose result is a promise or a stream, still to be awaited. */
-interface Pending {
-  readonly kind: 'pending';
-  readonly value: unknown;
-}
-
-/** Calls the tool; a plain (synchronous) result or throw is final, a promise or stream is still pending. */
-function runWithoutInterruption(
-  tool: Tool,
-  args: Record<string, unknown>,
-  context: ToolExecutionContext,
-): Outcome | Pending {
-  let first: unknown;
-  try {
-    first = tool.execute(args, context);
-  } catch (error) {
-    return { kind: 'thrown', error };
-  }
-  return isAsyncIterable(first) || isThenable(first)
-    ? { kind: 'pending', value: first }
-    : { kind: 'returned', value: first };
-}
-
-/** Closes a stream whose call is over; its own cleanup failing changes nothing any more. */
-async function closeIterator(iterator: AsyncIterator<unknown>): Promise<void> {
-  try {
-    await iterator.return?.();
-  } catch {
-    // The call already has its final state.
-  }
-}
-
-function safeHasArtifacts(value: unknown): boolean {
-  try {
-    return hasArtifacts(value);
-  } catch {
-    return false;
-  }
-}
-
-function thrownDetails(thrown: unknown): Record<string, unknown> {
-  try {
-    if (OrgError.isInstance(thrown)) return { thrownCode: thrown.code, retryable: thrown.retryable };
-    if (thrown instanceof Error) return { thrownName: thrown.name };
-    return { thrownType: thrown === null ? 'null' : typeof thrown };
-  } catch {
-    return { thrownType: 'unknown' };
-  }
-}
-
 /**
  * Runs one action and describes the result as an observation. Never throws for a tool's failure: an unknown tool,
  * a hook that blocks, a thrown value of any kind (not only an `Error`), a timeout (the tool's signal is aborted,
@@ -382,67 +238,7 @@ export function executeAction(
   action: Action,
   options: ExecuteActionOptions = {},
 ): Promise<ToolObservation> {
-  // Without a listener there is no event to pair: no wrapper on the hot path.
-  if (options.onEvent === undefined) return runAction(registry, action, options, undefined);
-  const events: EventPairing = { startedAt: undefined, finished: false };
-  return runAction(registry, action, options, events).catch((thrown: unknown) => {
-    // An unexpected throw (a hostile registry or schema, a bug) still closes the `tool-call-started` it opened,
-    // so a listener never keeps a call open forever; the throw itself reaches the caller unchanged.
-    if (events.startedAt !== undefined && !events.finished) {
-      const now = options.now ?? Date.now;
-      const observation: ToolObservation = {
-        actionId: action.id,
-        toolName: action.toolName,
-        status: 'error',
-        error: {
-          code: 'internal_error',
-          message: boundMessage(`The call failed unexpectedly: ${errorMessageOf(thrown)}`, budgetOf(options)),
-        },
-        durationMs: Math.max(0, now() - events.startedAt),
-      };
-      try {
-        options.onEvent?.({ type: 'tool-call-finished', timestamp: now(), observation });
-      } catch {
-        // A listener must not break the run; its failure is its own.
-      }
-    }
-    throw thrown;
-  });
-}
-
-/** Bytes of a hook's reason kept on an interception (and in its event). */
-const MAX_REASON_BYTES = 1_000;
-const REASON_MARKER: TruncateTextOptions = { what: 'reason', redact: 'all' };
-
-function budgetOf(options: ExecuteActionOptions): number {
-  return options.outputBudgetBytes ?? DEFAULT_OUTPUT_BUDGET_BYTES;
-}
-
-/**
- * Every error message of an observation reaches the model: redacted of secrets and bounded by the call's output
- * budget, with a marker, whatever the tool threw (a 2 MB message), the model sent (a 1 MB tool name, thousands of
- * invalid fields) or a hook gave as its reason.
- */
-function boundMessage(message: string, budget: number): string {
-  return truncateText(message, Math.max(0, budget - MESSAGE_LABEL_BYTES), {
-    what: 'error message',
-    redact: 'all',
-  });
-}
-
-/** Room left for the label `formatObservationForModel` puts before an error (`Error (code): `): the whole fits. */
-const MESSAGE_LABEL_BYTES = 96;
-
-/** `: <reason>` naming what was given to `abort(reason)`, or nothing when no reason was given. */
-function abortedBecause(signal: AbortSignal | undefined): string {
-  const reason = signal?.aborted === true ? abortReasonOf(signal.reason) : undefined;
-  return reason === undefined ? '' : `: ${reason}`;
-}
-
-/** Whether a call's `tool-call-started` was emitted (and when), and whether its `tool-call-finished` was. */
-interface EventPairing {
-  startedAt: number | undefined;
-  finished: boolean;
+  return withPairedEvents(action, options, (events) => runAction(registry, action, options, events));
 }
 
 async function runAction(
@@ -451,99 +247,33 @@ async function runAction(
   options: ExecuteActionOptions,
   events: EventPairing | undefined,
 ): Promise<ToolObservation> {
-  if (options.timeoutMs !== undefined) {
-    const problem = timeoutProblem(options.timeoutMs);
-    if (problem !== undefined) throw new InvalidToolOptionError({ option: 'timeoutMs', reason: problem });
-  }
-  if (options.outputBudgetBytes !== undefined) {
-    // NaN would switch the budget off (every `size > budget` is false): the one limit rule of @org/core.
-    const problem = limitValueProblem(options.outputBudgetBytes, { minimum: 0, infinity: true });
-    if (problem !== undefined)
-      throw new InvalidToolOptionError({ option: 'outputBudgetBytes', reason: problem });
-  }
-  const now = options.now ?? Date.now;
-  const started = now();
-  const interceptions: ToolInterception[] = [];
-  const emit = (event: RunEvent): void => {
-    if (options.onEvent === undefined) return;
-    try {
-      options.onEvent(event);
-    } catch {
-      // A listener must not break the run; its failure is its own.
-    }
-  };
-  const finish = (
-    status: ObservationStatus,
-    fields: {
-      output?: Observation['output'];
-      error?: ObservationError;
-      rawOutput?: unknown;
-      artifacts?: readonly Artifact[];
-      truncated?: boolean;
-      hasRaw?: boolean;
-    },
-  ): ToolObservation => {
-    // Built field by field (same key order as the type) rather than with conditional spreads: this is the hot path.
-    const observation = {
-      actionId: action.id,
-      toolName: action.toolName,
-      status,
-    } as Mutable<ToolObservation>;
-    if (fields.output !== undefined) observation.output = fields.output;
-    if (fields.error !== undefined) observation.error = fields.error;
-    observation.durationMs = Math.max(0, now() - started);
-    if (fields.hasRaw === true) observation.rawOutput = fields.rawOutput;
-    if (fields.artifacts !== undefined && fields.artifacts.length > 0)
-      observation.artifacts = fields.artifacts;
-    if (interceptions.length > 0) observation.interceptions = [...interceptions];
-    if (fields.truncated === true) observation.truncated = true;
-    if (options.onEvent !== undefined) {
-      if (events !== undefined) events.finished = true;
-      emit({ type: 'tool-call-finished', timestamp: now(), observation });
-    }
-    return observation;
-  };
-  const fail = (
-    status: ObservationStatus,
-    code: string,
-    message: string,
-    details?: Record<string, unknown>,
-  ): ToolObservation =>
-    finish(status, {
-      error: {
-        code,
-        message: boundMessage(message, budgetOf(options)),
-        ...(details === undefined ? {} : { details }),
-      },
-    });
+  checkExecuteOptions(options);
+  const call = new CallRecorder(action, options, events);
+  call.start(action);
+  return runStartedCall(call, registry, action, options);
+}
 
-  if (options.onEvent !== undefined) {
-    if (events !== undefined) events.startedAt = started;
-    emit({ type: 'tool-call-started', timestamp: started, action });
-  }
+/**
+ * Everything of a call after its start: the tool looked up, the arguments validated (when asked), the hooks, the
+ * approval, the hidden parameters, then the tool itself and its observation. Shared by `executeAction` and a
+ * streaming call that waited for its arguments (`executeStreamingAction`).
+ */
+export async function runStartedCall(
+  call: CallRecorder,
+  registry: ToolRegistry,
+  action: Action,
+  options: ExecuteActionOptions,
+): Promise<ToolObservation> {
   const tool = registry.resolve(action.toolName);
   if (tool === undefined) {
-    return fail(
+    return call.fail(
       'error',
       'unknown_tool',
       `There is no tool named ${JSON.stringify(action.toolName)}. Available tools: ${registry.names().join(', ') || 'none'}.`,
     );
   }
-  // Every block or rewrite is recorded on the observation and announced as an event.
-  const intercept = (given: ToolInterception): void => {
-    const interception = { ...given, reason: truncateText(given.reason, MAX_REASON_BYTES, REASON_MARKER) };
-    interceptions.push(interception);
-    emit({
-      type: 'tool-call-intercepted',
-      timestamp: now(),
-      actionId: action.id,
-      toolName: tool.name,
-      decision: interception.decision,
-      reason: interception.reason,
-    });
-  };
   if (options.signal?.aborted === true) {
-    return fail(
+    return call.fail(
       'aborted',
       'aborted',
       `Tool '${tool.name}' was not run: the run was aborted${abortedBecause(options.signal)}.`,
@@ -554,44 +284,35 @@ async function runAction(
   if (options.validate === true) {
     const validated = validateToolArguments(tool, args, { toolCallId: action.id });
     if (!validated.ok)
-      return fail('error', validated.error.code, validated.error.message, { ...validated.error.toJSON() });
+      return call.fail('error', validated.error.code, validated.error.message, {
+        ...validated.error.toJSON(),
+      });
     args = validated.value;
   }
 
-  // The tool's AbortController is created only when something can abort it (a timeout, an external signal) or
-  // someone reads its signal (the tool through `context.signal`, or a hook): most calls never need one.
-  let controller: AbortController | undefined;
-  // Set once the call is interrupted (timeout or external abort); a signal first read after that is born aborted.
-  let interruption: { readonly kind: 'timeout' | 'aborted'; readonly reason: unknown } | undefined;
-  const controllerOf = (): AbortController => {
-    if (controller === undefined) {
-      controller = new AbortController();
-      if (interruption !== undefined) controller.abort(interruption.reason);
-    }
-    return controller;
-  };
+  const invocation = new ToolInvocation(progressReporter(call, tool, action.id, options));
   if (options.hooks?.beforeToolUse !== undefined) {
     let decision: BeforeToolUseDecision;
     try {
       decision = await options.hooks.beforeToolUse({
         action: { ...action, args },
         tool,
-        signal: options.signal ?? controllerOf().signal,
+        signal: options.signal ?? invocation.controllerOf().signal,
       });
     } catch (thrown) {
-      return fail('error', 'hook_failed', `The beforeToolUse hook failed: ${errorMessageOf(thrown)}`);
+      return call.fail('error', 'hook_failed', `The beforeToolUse hook failed: ${errorMessageOf(thrown)}`);
     }
     if (decision?.decision === 'block') {
       const reason = String(decision.reason);
-      intercept({ decision: 'blocked', reason, source: 'beforeToolUse' });
-      return fail('blocked', 'blocked_by_hook', `The call to '${tool.name}' was blocked: ${reason}`);
+      call.intercept(tool.name, { decision: 'blocked', reason, source: 'beforeToolUse' });
+      return call.fail('blocked', 'blocked_by_hook', `The call to '${tool.name}' was blocked: ${reason}`);
     }
     if (decision?.decision === 'rewrite') {
       const reason = String(decision.reason);
-      intercept({ decision: 'rewritten', reason, source: 'beforeToolUse' });
+      call.intercept(tool.name, { decision: 'rewritten', reason, source: 'beforeToolUse' });
       const validated = validateToolArguments(tool, decision.args, { toolCallId: action.id });
       if (!validated.ok) {
-        return fail(
+        return call.fail(
           'error',
           'invalid_tool_arguments',
           `The beforeToolUse hook rewrote the arguments into invalid ones: ${validated.error.message}`,
@@ -607,294 +328,148 @@ async function runAction(
     tool.needsApproval !== false &&
     (await toolNeedsApproval(tool, args))
   ) {
-    return fail(
+    return call.fail(
       'blocked',
       'approval_required',
       `Tool '${tool.name}' was not run: it needs approval, which this call did not have.`,
     );
   }
-  // An async hook or approval predicate may have been pending while the caller aborted; the abort listener below is
-  // added only now, and a listener added to an already-aborted signal never fires: check again before the tool runs.
+  // An async hook or approval predicate may have been pending while the caller aborted; the abort listener is added
+  // only when the tool starts, and a listener added to an already-aborted signal never fires: check again first.
   // (A call, not a property read: TypeScript would keep the narrowing from the check before the hooks.)
   if (isAborted(options.signal)) {
-    return fail(
+    return call.fail(
       'aborted',
       'aborted',
       `Tool '${tool.name}' was not run: the run was aborted${abortedBecause(options.signal)}.`,
     );
   }
 
+  const collected = collectInjected(call, tool, options);
+  if (!collected.ok) return collected.observation;
+  const finalArgs = mergeInjected(call, tool, args, collected.injected);
+  const timeoutMs = callTimeout(tool, options);
+  const context = createContext(tool, action.id, options, invocation, collected.injected, timeoutMs);
+  const outcome = await runInvocation(invocation, tool, options, timeoutMs, false, () =>
+    tool.execute(finalArgs, context),
+  );
+  return observeOutcome({ call, tool, action: { ...action, args: finalArgs }, options, timeoutMs }, outcome);
+}
+
+/** Reports a tool's progress as `tool-call-progress` until its outcome is known; nothing without a listener. */
+export function progressReporter(
+  call: CallRecorder,
+  tool: Tool,
+  actionId: string,
+  options: ExecuteActionOptions,
+): (progress: unknown) => void {
+  if (options.onEvent === undefined) return () => {};
+  return (progress: unknown): void => {
+    call.emit({ type: 'tool-call-progress', timestamp: call.now(), actionId, toolName: tool.name, progress });
+  };
+}
+
+/** The call's deadline: the shorter of the tool's and the caller's (both checked already; `Infinity` is none). */
+export function callTimeout(tool: Tool, options: ExecuteActionOptions): number | undefined {
+  const toolTimeoutMs = effectiveTimeout(tool.timeoutMs);
+  const callTimeoutMs = effectiveTimeout(options.timeoutMs);
+  if (callTimeoutMs === undefined) return toolTimeoutMs;
+  return toolTimeoutMs === undefined ? callTimeoutMs : Math.min(toolTimeoutMs, callTimeoutMs);
+}
+
+/** The context the tool receives for this call. */
+export function createContext(
+  tool: Tool,
+  toolCallId: string,
+  options: ExecuteActionOptions,
+  invocation: ToolInvocation,
+  injected: Readonly<Record<string, unknown>>,
+  timeoutMs: number | undefined,
+): ExecutionContext {
+  return new ExecutionContext({
+    controllerOf: invocation.controllerOf,
+    callerOptions: options,
+    nestedTools: tool.nestedTools,
+    runNested: executeNested,
+    toolCallId,
+    toolName: tool.name,
+    injected,
+    reportProgress: invocation.reportProgress,
+    timeoutMs,
+  });
+}
+
+/** Runs the tool through `start`, raced against its deadline, the caller's signal and (`interruptible`) the caller. */
+export function runInvocation(
+  invocation: ToolInvocation,
+  tool: Tool,
+  options: ExecuteActionOptions,
+  timeoutMs: number | undefined,
+  interruptible: boolean,
+  start: () => unknown,
+): Promise<Outcome> {
+  return invocation.run(start, {
+    timeoutMs,
+    signal: options.signal,
+    interruptible,
+    timeoutReason: () => new Error(`Tool '${tool.name}' timed out after ${timeoutMs} ms`),
+  });
+}
+
+/** The injected values a tool may see, or the observation of a call missing one. */
+export type CollectedInjection =
+  | { readonly ok: true; readonly injected: Readonly<Record<string, unknown>> }
+  | { readonly ok: false; readonly observation: ToolObservation };
+
+/**
+ * The application's values of a tool's hidden parameters. A tool sees only the injected values it declares
+ * (`inject`): credentials meant for one tool never reach another. One the application did not supply fails the call.
+ */
+export function collectInjected(
+  call: CallRecorder,
+  tool: Tool,
+  options: ExecuteActionOptions,
+): CollectedInjection {
+  if (tool.inject.length === 0) return { ok: true, injected: NO_INJECTED };
   const injected = options.injected ?? NO_INJECTED;
-  // A tool sees only the injected values it declares (`inject`): credentials meant for one tool never reach another.
-  let ownInjected: Readonly<Record<string, unknown>> = NO_INJECTED;
-  if (tool.inject.length > 0) {
-    const own: Record<string, unknown> = {};
-    const merged: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(args)) defineOwn(merged, key, value);
-    const intoArgs = compiledToolOf(tool).injectedIntoArgs;
-    for (const key of tool.inject) {
-      if (!Object.hasOwn(injected, key)) {
-        return fail(
+  const own: Record<string, unknown> = {};
+  for (const key of tool.inject) {
+    if (!Object.hasOwn(injected, key)) {
+      return {
+        ok: false,
+        observation: call.fail(
           'error',
           'missing_injected_value',
           `Tool '${tool.name}' needs the application to supply '${key}' (options.injected), and it was not given.`,
           { parameter: key },
-        );
-      }
-      if (Object.hasOwn(args, key)) {
-        const reason = `the hidden parameter '${key}' was set in the arguments; the application's value was used`;
-        intercept({ decision: 'rewritten', reason, source: 'inject' });
-      }
-      defineOwn(own, key, injected[key]);
-      if (intoArgs.has(key) || Object.hasOwn(args, key)) defineOwn(merged, key, injected[key]);
-    }
-    args = merged;
-    ownInjected = Object.freeze(own);
-  }
-
-  // Both were checked (defineTool, the start of this call); Infinity means no deadline.
-  let timeoutMs = effectiveTimeout(tool.timeoutMs);
-  const callTimeoutMs = effectiveTimeout(options.timeoutMs);
-  if (callTimeoutMs !== undefined)
-    timeoutMs = timeoutMs === undefined ? callTimeoutMs : Math.min(timeoutMs, callTimeoutMs);
-  let settled = false;
-  const context = new ExecutionContext(
-    controllerOf,
-    options,
-    tool.nestedTools,
-    action.id,
-    tool.name,
-    ownInjected,
-    (progress: unknown): void => {
-      if (settled || options.onEvent === undefined) return;
-      emit({
-        type: 'tool-call-progress',
-        timestamp: now(),
-        actionId: action.id,
-        toolName: tool.name,
-        progress,
-      });
-    },
-    timeoutMs,
-  );
-
-  let activeIterator: AsyncIterator<unknown> | undefined;
-  /** Awaits a promise, then drains a stream: progress items, the last is the result. */
-  const consume = async (first: unknown): Promise<unknown> => {
-    let result = first;
-    // An async function may return the stream (`async execute() { return stream() }`).
-    if (!isAsyncIterable(result) && isThenable(result)) result = await result;
-    if (isAsyncIterable(result)) {
-      const iterator = result[Symbol.asyncIterator]();
-      activeIterator = iterator;
-      let last: unknown;
-      let hasLast = false;
-      try {
-        for (;;) {
-          const step = await iterator.next();
-          if (interruption !== undefined) return undefined;
-          if (step.done === true) {
-            if (step.value !== undefined) {
-              if (hasLast) context.reportProgress(last);
-              return step.value;
-            }
-            return last;
-          }
-          if (hasLast) context.reportProgress(last);
-          last = step.value;
-          hasLast = true;
-        }
-      } finally {
-        activeIterator = undefined;
-        if (interruption !== undefined) await closeIterator(iterator);
-      }
-    }
-    return result;
-  };
-
-  let outcome: Outcome | Pending;
-  if (timeoutMs === undefined && options.signal === undefined) {
-    // Nothing can interrupt the call, so there is nothing to race: a synchronous result is used as it is.
-    outcome = runWithoutInterruption(tool, args, context);
-    if (outcome.kind === 'pending') {
-      try {
-        outcome = { kind: 'returned', value: await consume(outcome.value) };
-      } catch (error) {
-        outcome = { kind: 'thrown', error };
-      }
-    }
-    settled = true;
-  } else {
-    // The controller stays lazy here too: a tool that never reads its signal never needs one. An interruption
-    // settles the race first, then aborts the signal (if there is one yet), in the order listeners always saw.
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let removeAbortListener: (() => void) | undefined;
-    let settle: ((outcome: Outcome) => void) | undefined;
-    const interrupt = (kind: 'timeout' | 'aborted', reason: unknown): void => {
-      if (interruption !== undefined) return;
-      interruption = { kind, reason };
-      settle?.({ kind });
-      controller?.abort(reason);
-    };
-    if (options.signal !== undefined) {
-      const external = options.signal;
-      const onAbort = (): void => interrupt('aborted', external.reason);
-      external.addEventListener('abort', onAbort, { once: true });
-      removeAbortListener = () => external.removeEventListener('abort', onAbort);
-    }
-    if (timeoutMs !== undefined) {
-      const limit = timeoutMs;
-      timer = setTimeout(() => {
-        interrupt('timeout', new Error(`Tool '${tool.name}' timed out after ${limit} ms`));
-      }, limit);
-    }
-    const first = runWithoutInterruption(tool, args, context);
-    if (interruption !== undefined) {
-      // Aborted while the tool ran synchronously (it aborted the caller's signal itself): the abort wins, as it
-      // would in the race below.
-      outcome = { kind: interruption.kind };
-    } else if (first.kind !== 'pending') {
-      // A synchronous result or throw: nothing can have interrupted it, so there is nothing to race.
-      outcome = first;
-    } else {
-      const interrupted = new Promise<Outcome>((resolve) => {
-        settle = resolve;
-      });
-      const completed: Promise<Outcome> = consume(first.value).then(
-        (value) => ({ kind: 'returned', value }),
-        (error: unknown) => ({ kind: 'thrown', error }),
-      );
-      outcome = await Promise.race([completed, interrupted]);
-    }
-    settled = true;
-    if (timer !== undefined) clearTimeout(timer);
-    removeAbortListener?.();
-    if (outcome.kind !== 'returned' && outcome.kind !== 'thrown') {
-      // A late result is discarded (`completed` is never read again); a stream stuck in `next()` is asked to close.
-      if (activeIterator !== undefined) void closeIterator(activeIterator);
-    }
-  }
-
-  switch (outcome.kind) {
-    case 'timeout':
-      return fail(
-        'timeout',
-        'timeout',
-        // Narrower arguments cannot help a tool that runs other tools (a plan): what matters is that some of its
-        // calls may have taken effect before the stop.
-        tool.nestedTools === undefined
-          ? `Tool '${tool.name}' did not finish within ${timeoutMs} ms and was stopped. Try narrower arguments.`
-          : `Tool '${tool.name}' did not finish within ${timeoutMs} ms and was stopped. Calls it made before the stop may have taken effect; check before repeating them.`,
-        { timeoutMs },
-      );
-    case 'aborted':
-      return fail(
-        'aborted',
-        'aborted',
-        `Tool '${tool.name}' was aborted before it finished${abortedBecause(options.signal)}.`,
-      );
-    case 'thrown':
-      return fail(
-        'error',
-        'tool_execution_failed',
-        `Tool '${tool.name}' failed: ${errorMessageOf(outcome.error)}`,
-        thrownDetails(outcome.error),
-      );
-    default:
-      break;
-  }
-
-  let value = outcome.value;
-  let artifacts: readonly Artifact[] | undefined;
-  if (safeHasArtifacts(value)) {
-    const carrier = value as { output: unknown; artifacts: readonly Artifact[] };
-    artifacts = carrier.artifacts;
-    value = carrier.output;
-  }
-
-  const outputProblem = checkOutput(tool, value);
-  if (outputProblem !== undefined) {
-    return finish('error', {
-      error: {
-        code: 'invalid_tool_output',
-        message: boundMessage(
-          `Tool '${tool.name}' returned output that does not match its output schema: ${outputProblem}`,
-          budgetOf(options),
         ),
-      },
-      rawOutput: value,
-      hasRaw: true,
-    });
-  }
-
-  const budget = options.outputBudgetBytes ?? DEFAULT_OUTPUT_BUDGET_BYTES;
-  let serialized: SerializedOutput | undefined;
-  if (options.hooks?.afterToolUse !== undefined) {
-    serialized = serializeOutput(value, budget);
-    const draft: ToolObservation = {
-      actionId: action.id,
-      toolName: tool.name,
-      status: 'success',
-      output: serialized.output,
-      durationMs: Math.max(0, now() - started),
-      rawOutput: value,
-    };
-    try {
-      const decision = await options.hooks.afterToolUse({
-        action: { ...action, args },
-        tool,
-        observation: draft,
-      });
-      if (decision !== undefined) {
-        const reason = String(decision.reason);
-        intercept({ decision: 'rewritten', reason, source: 'afterToolUse' });
-        value = decision.output;
-        serialized = undefined;
-      }
-    } catch (thrown) {
-      return fail('error', 'hook_failed', `The afterToolUse hook failed: ${errorMessageOf(thrown)}`);
+      };
     }
+    defineOwn(own, key, injected[key]);
   }
-
-  // A primitive output is serialised once. An object is serialised again after `afterToolUse`: the hook may have
-  // edited it in place (redaction) without returning a replacement.
-  if (serialized === undefined || (typeof value === 'object' && value !== null))
-    serialized = serializeOutput(value, budget);
-  return finish('success', {
-    output: serialized.output,
-    rawOutput: value,
-    hasRaw: true,
-    truncated: serialized.truncated,
-    ...(artifacts === undefined ? {} : { artifacts }),
-  });
+  return { ok: true, injected: Object.freeze(own) };
 }
 
-/** Why an output does not match the tool's output schema, or `undefined` when it does (or there is none). */
-function checkOutput(tool: Tool, value: unknown): string | undefined {
-  const compiled = compiledToolOf(tool);
-  try {
-    if (compiled.outputZod !== undefined) {
-      const result = safeParse(compiled.outputZod, value);
-      if (result.success) return undefined;
-      return result.error.issues
-        .map((issue) => `${issue.path.join('.') || '(output)'}: ${issue.message}`)
-        .join('; ');
+/**
+ * The arguments with the hidden parameters filled in from `injected` (see {@link collectInjected}): a hidden
+ * parameter the arguments set is replaced, and the replacement recorded as an interception.
+ */
+export function mergeInjected(
+  call: CallRecorder,
+  tool: Tool,
+  args: Record<string, unknown>,
+  injected: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  if (tool.inject.length === 0) return args;
+  const merged: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(args)) defineOwn(merged, key, value);
+  const intoArgs = compiledToolOf(tool).injectedIntoArgs;
+  for (const key of tool.inject) {
+    if (Object.hasOwn(args, key)) {
+      const reason = `the hidden parameter '${key}' was set in the arguments; the application's value was used`;
+      call.intercept(tool.name, { decision: 'rewritten', reason, source: 'inject' });
     }
-    if (compiled.outputSchema !== undefined) {
-      const context: WalkContext = {
-        root: compiled.outputSchema,
-        coerce: false,
-        limits: resolveLimits(undefined),
-        hidden: new Set(),
-        issues: [],
-        coercions: [],
-      };
-      if (walk(compiled.outputSchema, value, '', context) !== INVALID && context.issues.length === 0)
-        return undefined;
-      return context.issues.map((issue) => `${issue.path || '(output)'}: ${issue.problem}`).join('; ');
-    }
-  } catch (thrown) {
-    return `the output could not be checked (${errorMessageOf(thrown)})`;
+    if (intoArgs.has(key) || Object.hasOwn(args, key)) defineOwn(merged, key, injected[key]);
   }
-  return undefined;
+  return merged;
 }

@@ -34,6 +34,12 @@ export {
   type ToolObservation,
 } from './execute-action.js';
 export { type ExecuteActionsOptions, executeActions } from './execute-actions.js';
+export {
+  executeStreamingAction,
+  type StreamingActionExecution,
+  type StreamingActionOptions,
+  type StreamingCall,
+} from './execute-streaming-action.js';
 export { type FormatObservationOptions, formatObservationForModel } from './format-observation.js';
 export { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS } from './limits.js';
 export { normalizeJsonSchema } from './normalize-json-schema.js';
@@ -83,6 +89,7 @@ export {
   type ToolDescriptionExecute,
   toolFromDescription,
 } from './tool-from-description.js';
+export type { ToolInputStream } from './tool-input-stream.js';
 export { assertValidToolName, PROVIDER_TOOL_NAME_PATTERN, ToolNameMapping } from './tool-name.js';
 export { ToolRegistry, type ToolSpecsOptions, toToolSpec } from './tool-registry.js';
 export { type AmbiguousResult, ambiguous, type NotFoundResult, notFound } from './tool-results.js';

@@ -86,6 +86,28 @@ describe('defineTool', () => {
     expect(() => defineTool({ ...base, inject: ['userId', 'userId'] })).toThrow(/twice/);
   });
 
+  it('declares eager and executeStreaming: eager defaults to false, each checked', () => {
+    const base = {
+      name: 'tool',
+      description: 'does things',
+      input: z.object({ q: z.string() }),
+      execute: () => 'done',
+    };
+    const plain = defineTool(base);
+    expect(plain.eager).toBe(false);
+    expect('executeStreaming' in plain).toBe(false);
+    const streaming = defineTool({
+      ...base,
+      eager: true,
+      executeStreaming: async (input) => (await input.arguments).q,
+    });
+    expect(streaming.eager).toBe(true);
+    expect(typeof streaming.executeStreaming).toBe('function');
+    expectTypeOf(streaming.executeStreaming).parameter(0).toHaveProperty('arguments');
+    expect(() => defineTool({ ...base, eager: 'yes' as never })).toThrow(/eager/);
+    expect(() => defineTool({ ...base, executeStreaming: 42 as never })).toThrow(InvalidToolDefinitionError);
+  });
+
   it('refuses schemas that are not objects at the root, or that JSON Schema cannot describe', () => {
     expect(() => defineTool({ name: 't', description: 'd', input: z.string(), execute: () => 1 })).toThrow(
       InvalidToolSchemaError,

@@ -4,6 +4,7 @@ import { attachCompiledTool, compileTool } from './compiled-tool.js';
 import { InvalidToolDefinitionError } from './errors.js';
 import type { NestedExecuteOptions, ToolObservation } from './execute-action.js';
 import { timeoutProblem } from './timeout.js';
+import type { ToolInputStream } from './tool-input-stream.js';
 import { assertValidToolName } from './tool-name.js';
 import type { ToolRegistry } from './tool-registry.js';
 import type { LooseJsonSchema, ZodSchema } from './zod-schema.js';
@@ -111,6 +112,31 @@ export interface ToolDefinition<Input extends ZodSchema | LooseJsonSchema, Outpu
   readonly output?: ZodSchema | LooseJsonSchema;
   readonly execute: (args: InferToolArgs<Input>, context: ToolExecutionContext) => ToolExecuteResult<Output>;
   /**
+   * Starts the call while the model is still writing its arguments (`executeStreamingAction`): the tool reads the
+   * argument text as it streams and receives the final arguments through `input.arguments`. Until they arrive, it may
+   * only do what a discarded answer would not regret (the call may never run); its result counts only once the call
+   * is complete. Used only where a call may start early (no `beforeToolUse` hook to ask first, no approval to
+   * decide); everywhere else, and for every call whose arguments are already complete, `execute` runs.
+   *
+   * @example
+   * executeStreaming: async (input, context) => {
+   *   const warm = prefetchIndex(context.signal); // harmless if the answer is discarded
+   *   const { query } = await input.arguments;
+   *   return (await warm).search(query);
+   * },
+   */
+  readonly executeStreaming?: (
+    input: ToolInputStream<InferToolArgs<Input>>,
+    context: ToolExecutionContext,
+  ) => ToolExecuteResult<Output>;
+  /**
+   * The call may start as soon as its arguments are complete in the model's stream, before the rest of the answer:
+   * declare it only for a tool with no side effect a discarded answer would regret (a read, a search, a
+   * computation). A discarded answer aborts the call through its signal. Default false: the call waits for the
+   * whole answer. A tool that needs approval never starts early, whatever this says.
+   */
+  readonly eager?: boolean;
+  /**
    * Per-call deadline in milliseconds (above 0, at most 2 147 483 647); the tool's signal is aborted when it passes.
    * `Infinity` means no deadline.
    */
@@ -152,12 +178,16 @@ export interface Tool<Args = Record<string, unknown>, Output = unknown> {
   readonly output: ZodSchema | LooseJsonSchema | undefined;
   readonly timeoutMs: number | undefined;
   readonly terminal: boolean;
+  /** May start once its call is complete in the stream, before the whole answer; see `ToolDefinition.eager`. */
+  readonly eager: boolean;
   readonly needsApproval: boolean | ToolApprovalPredicate<Args>;
   readonly strict: boolean | undefined;
   readonly inject: readonly string[];
   /** The tools this tool runs through `context.executeNested`; see `ToolDefinition.nestedTools`. */
   readonly nestedTools?: ToolRegistry | undefined;
   execute(args: Args, context: ToolExecutionContext): ToolExecuteResult<Output>;
+  /** Starts the call on its streaming arguments; see `ToolDefinition.executeStreaming`. */
+  executeStreaming?(input: ToolInputStream<Args>, context: ToolExecutionContext): ToolExecuteResult<Output>;
 }
 
 /**
@@ -188,6 +218,10 @@ export function defineTool<Input extends ZodSchema | LooseJsonSchema, Output = u
     invalid('description', 'a tool needs a description telling the model what it does and when to use it');
   }
   if (typeof definition.execute !== 'function') invalid('execute', 'must be a function');
+  if (definition.executeStreaming !== undefined && typeof definition.executeStreaming !== 'function')
+    invalid('executeStreaming', 'must be a function');
+  if (definition.eager !== undefined && typeof definition.eager !== 'boolean')
+    invalid('eager', 'must be a boolean');
   if (typeof definition.input !== 'object' || definition.input === null) {
     invalid('input', 'must be a zod object schema or a JSON Schema object');
   }
@@ -222,12 +256,16 @@ export function defineTool<Input extends ZodSchema | LooseJsonSchema, Output = u
     output: definition.output,
     timeoutMs: definition.timeoutMs,
     terminal: definition.terminal ?? false,
+    eager: definition.eager ?? false,
     needsApproval,
     strict: definition.strict,
     inject: Object.freeze([...inject]),
     nestedTools,
     execute: definition.execute as Tool<InferToolArgs<Input>, Output>['execute'],
   };
+  // Only when given: a tool without it has no such key, so `'executeStreaming' in tool` tells them apart.
+  if (definition.executeStreaming !== undefined)
+    (tool as { executeStreaming?: unknown }).executeStreaming = definition.executeStreaming;
   const compiled = compileTool(tool as unknown as Tool);
   const result = { ...tool, inputSchema: compiled.inputSchema };
   attachCompiledTool(result, compiled);
