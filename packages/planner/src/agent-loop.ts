@@ -779,7 +779,13 @@ export async function executeRun(
         callModel: (request, purpose, index, call) =>
           effects.callModel({ runId, step: context.step, index, purpose, request }, call),
         listening: listener !== undefined,
-        ...(outputMode === 'native' && output !== undefined ? { responseFormat: output.responseFormat } : {}),
+        ...(outputMode === 'native' && output !== undefined
+          ? {
+              responseFormat:
+                (stepModel.capabilities.strictSchemas ? output.strictResponseFormat : undefined) ??
+                output.responseFormat,
+            }
+          : {}),
         ...(early === undefined ? {} : { early }),
       };
       const stepStartedAt = now();

@@ -18,6 +18,12 @@ export interface OutputSpec {
   readonly tool: Tool;
   /** The schema as a native response format, for models that declare `structuredOutput`. */
   readonly responseFormat: ResponseFormat;
+  /**
+   * The same in OpenAI's strict dialect (every property required, optional ones nullable), for models that declare
+   * `strictSchemas`, so the provider can enforce it; `undefined` when strict mode cannot express the schema (the
+   * plain one is sent, and the answer is still validated here).
+   */
+  readonly strictResponseFormat: ResponseFormat | undefined;
 }
 
 /** Checks the `output` schema and builds what the loop needs; throws `InvalidAgentOptionsError`. */
@@ -39,15 +45,19 @@ export function createOutputSpec(schema: unknown, registry: ToolRegistry): Outpu
     terminal: true,
     execute: (args) => args,
   }) as unknown as Tool;
-  return {
-    tool,
-    responseFormat: {
-      type: 'json',
-      name: 'final_answer',
-      description: 'The final answer.',
-      schema: toJsonSchema(schema as ZodSchema),
-    },
-  };
+  const format = (target: 'json-schema' | 'openai-strict'): ResponseFormat => ({
+    type: 'json',
+    name: 'final_answer',
+    description: 'The final answer.',
+    schema: toJsonSchema(schema as ZodSchema, { target }),
+  });
+  let strictResponseFormat: ResponseFormat | undefined;
+  try {
+    strictResponseFormat = format('openai-strict');
+  } catch {
+    strictResponseFormat = undefined;
+  }
+  return { tool, responseFormat: format('json-schema'), strictResponseFormat };
 }
 
 /** The outcome of reading a final answer: its value, or what was wrong, phrased for the model. */

@@ -32,6 +32,24 @@ describe('runAgent({ output }): a typed final answer', () => {
     ]);
   });
 
+  it('sends the strict dialect to a model that enforces schemas, and reads its nulls for optional fields', async () => {
+    const model = createScriptedModel({
+      script: [{ text: '{"warmer":"Paris","temperatureC":18,"note":null}' }],
+      capabilities: { structuredOutput: true, strictSchemas: true },
+    });
+    const result = await runAgent({
+      model,
+      tools: weatherTools(),
+      task: TASK,
+      output: Answer.extend({ note: z.string().optional() }),
+    });
+    expect(model.requests[0]?.responseFormat?.schema).toMatchObject({
+      additionalProperties: false,
+      required: ['warmer', 'temperatureC', 'note'],
+    });
+    expect(result.output).toEqual({ warmer: 'Paris', temperatureC: 18 });
+  });
+
   it('repairs once: the model is told what was wrong and answers again', async () => {
     const model = native([
       { text: '{"warmer":"Paris"}' },
