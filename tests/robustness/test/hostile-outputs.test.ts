@@ -7,7 +7,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { type Action, type RunEvent, utf8ByteLength } from '@org/core';
+import { type Action, contentText, type RunEvent, utf8ByteLength } from '@org/core';
 import { createToolPlanTool } from '@org/plan-executor';
 import { runAgent } from '@org/planner';
 import { createScriptedModel } from '@org/provider-scripted';
@@ -520,7 +520,8 @@ describe('Issue 18 class 1: everything that reaches the model from a tool is bou
     expect(result.finishReason).toBe('final-answer');
     assertEveryCallAnsweredOnce(result);
     for (const message of result.messages) {
-      if (message.role === 'tool') expect(utf8ByteLength(message.content)).toBeLessThanOrEqual(20_000);
+      if (message.role === 'tool')
+        expect(utf8ByteLength(contentText(message.content))).toBeLessThanOrEqual(20_000);
     }
   });
 
@@ -555,7 +556,7 @@ describe('Issue 18 class 1: everything that reaches the model from a tool is bou
             assertEveryCallAnsweredOnce(result);
             for (const message of result.messages) {
               if (message.role === 'tool')
-                expect(utf8ByteLength(message.content)).toBeLessThanOrEqual(budget);
+                expect(utf8ByteLength(contentText(message.content))).toBeLessThanOrEqual(budget);
             }
           },
         ),

@@ -6,6 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import {
   collectStream,
+  contentText,
   IncompleteToolCallError,
   type LanguageModel,
   LimitExceededError,
@@ -1005,7 +1006,15 @@ function withDuplicateIds(inner: LanguageModel, id: string): LanguageModel {
     modelId: inner.modelId,
     capabilities: inner.capabilities,
     generate: async (request) => rewrite(await inner.generate(request)),
-    stream: (request) => inner.stream(request),
+    // The loop streams: the same rewrite, on each part that names a call.
+    async *stream(request) {
+      for await (const part of inner.stream(request)) {
+        if (part.type === 'tool-call-start' || part.type === 'tool-call-delta')
+          yield { ...part, toolCallId: id };
+        else if (part.type === 'tool-call') yield { ...part, toolCall: { ...part.toolCall, id } };
+        else yield part;
+      }
+    },
   };
 }
 
@@ -1190,7 +1199,11 @@ describe('11. prompt injection in tool output; tools that need approval', () => 
       const last = request.messages.at(-1);
       if (last?.role === 'user')
         return { toolCalls: [{ toolName: 'read_page', arguments: { url: 'https://example.com' } }] };
-      if (last?.role === 'tool' && last.toolName === 'read_page' && last.content.includes('send_email')) {
+      if (
+        last?.role === 'tool' &&
+        last.toolName === 'read_page' &&
+        contentText(last.content).includes('send_email')
+      ) {
         const email = { to: 'leak@example.com', body: 'the data' };
         return viaPlan
           ? {
@@ -1214,10 +1227,13 @@ describe('11. prompt injection in tool output; tools that need approval', () => 
     const toolMessage = second?.messages.at(-1);
     expect(toolMessage?.role).toBe('tool');
     // The text is inside the JSON of the tool result (quoted data), not a system or user message.
-    expect(JSON.parse(toolMessage?.content ?? '{}')).toEqual({ title: 'A page', body: INJECTION });
+    expect(JSON.parse(contentText(toolMessage?.content ?? '{}'))).toEqual({
+      title: 'A page',
+      body: INJECTION,
+    });
     expect(
       second?.messages.filter(
-        (message) => message.role !== 'tool' && message.content.includes('ignore previous'),
+        (message) => message.role !== 'tool' && contentText(message.content).includes('ignore previous'),
       ),
     ).toEqual([]);
     // The gullible model tried; the tool needs approval, so the run paused and nothing was sent.

@@ -136,6 +136,9 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
+/** The fake servers of this file answer JSON bodies: the models are declared without streaming (generate path). */
+const NOT_STREAMED = { streaming: false } as const;
+
 describe('20. a planted API key, through a whole agent run with a failing provider', () => {
   it('OpenAI (chat completions): in no error, event, Observation, message or console line', async () => {
     const server = await startFakeHttpServer('/v1');
@@ -174,8 +177,11 @@ describe('20. a planted API key, through a whole agent run with a failing provid
           },
         }),
       );
+      // The fake server answers JSON, so the run takes the generate path (the loop streams only a model declared
+      // streaming); the key in the error body reaches the adapter's error mapping the same way on a stream request.
       const model = createOpenAI({ apiKey: OPENAI_KEY, baseURL: server.baseURL, maxRetries: 0 })('gpt-test', {
         api: 'chat',
+        capabilities: NOT_STREAMED,
       });
       const surfaces = await runAndCapture(model, OPENAI_KEY);
       expect(server.received[0]?.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
@@ -207,6 +213,7 @@ describe('20. a planted API key, through a whole agent run with a failing provid
       );
       const model = createAnthropic({ apiKey: ANTHROPIC_KEY, baseURL: server.baseURL, maxRetries: 0 })(
         'claude-test',
+        { capabilities: NOT_STREAMED },
       );
       const surfaces = await runAndCapture(model, ANTHROPIC_KEY);
       const sent = server.received[0]?.headers;
@@ -254,7 +261,7 @@ describe('20. a planted API key, through a whole agent run with a failing provid
           sessionToken: AWS_SESSION_TOKEN,
         },
         retry: { maxRetries: 0 },
-      })('us.anthropic.claude-3-5-sonnet-20240620-v1:0');
+      })('us.anthropic.claude-3-5-sonnet-20240620-v1:0', { capabilities: NOT_STREAMED });
       const surfaces = await runAndCapture(model, AWS_SECRET);
       expect(server.received[0]?.headers['x-amz-security-token']).toBe(AWS_SESSION_TOKEN);
       expectRunShape(surfaces);

@@ -2,7 +2,7 @@
  * Issue 11, cases 12-15: faults from tools, driven as a user meets them (the scripted model and runAgent; plans
  * through executePlan and the execute_tool_plan tool), with the plan executor on a virtual clock.
  */
-import { AbortedError, type RunEvent } from '@org/core';
+import { AbortedError, contentText, type RunEvent } from '@org/core';
 import { createToolPlanTool, executePlan, type PlanResult } from '@org/plan-executor';
 import { runAgent } from '@org/planner';
 import { createScriptedModel, createVirtualClock, type ScriptedTurn } from '@org/provider-scripted';
@@ -190,7 +190,7 @@ describe('13. circular, BigInt and 100 MB outputs', () => {
     const toolContents = (model.requests[1]?.messages ?? []).filter((message) => message.role === 'tool');
     expect(toolContents).toHaveLength(3);
     for (const message of toolContents)
-      expect(Buffer.byteLength(message.content)).toBeLessThanOrEqual(budget + 200);
+      expect(Buffer.byteLength(contentText(message.content))).toBeLessThanOrEqual(budget + 200);
   });
 });
 
