@@ -325,10 +325,11 @@ class EarlyConversion {
       this.#early.callRejected(call.id, 'beyond maxParallelToolCalls');
       return;
     }
-    // A complete call in a stream is not cut off: the answer's finish reason cannot change its conversion.
+    // Only a call whose arguments needed no repair is converted before the answer's finish reason is known: a repair
+    // (a missing final brace) is safe after a normal stop but means a cut-off call after a `length` stop.
     const result = toolCallToAction(this.#context.tools, call, { finishReason: 'tool-calls' });
-    if (!result.ok) {
-      this.#early.callRejected(call.id, result.error);
+    if (!result.ok || result.repairs.length > 0) {
+      this.#early.callRejected(call.id, result.ok ? 'arguments repaired' : result.error);
       return;
     }
     this.converted.set(call.id, result.action);
