@@ -45,14 +45,45 @@ export function counterModel(steps) {
   };
 }
 
+/**
+ * The same model, streaming: each answer arrives as stream parts (a call's start, its arguments in two deltas, the
+ * complete call, the finish; the final answer in two text deltas), so the loop takes its streaming path.
+ */
+export function streamingCounterModel(steps) {
+  let call = 0;
+  return {
+    ...counterModel(0),
+    capabilities: { ...counterModel(0).capabilities, streaming: true },
+    async generate() {
+      throw new Error('generate is not used by the streamed benchmark');
+    },
+    async *stream() {
+      const index = call++;
+      if (index < steps) {
+        const id = `call_${index}`;
+        const args = `{"i":${index}}`;
+        yield { type: 'tool-call-start', toolCallId: id, toolName: 'noop' };
+        yield { type: 'tool-call-delta', toolCallId: id, argumentsDelta: args.slice(0, 3) };
+        yield { type: 'tool-call-delta', toolCallId: id, argumentsDelta: args.slice(3) };
+        yield { type: 'tool-call', toolCall: { id, toolName: 'noop', arguments: args } };
+        yield { type: 'finish', finishReason: 'tool-calls', usage, adjustments: [] };
+        return;
+      }
+      yield { type: 'text-delta', delta: FINAL.slice(0, 4) };
+      yield { type: 'text-delta', delta: FINAL.slice(4) };
+      yield { type: 'finish', finishReason: 'stop', usage, adjustments: [] };
+    },
+  };
+}
+
 const tools = new ToolRegistry([
   defineTool({ name: 'noop', description: DESCRIPTION, input: inputSchema(), execute: ({ i }) => i }),
 ]);
 
-/** One conversation of `steps` tool round trips and a final answer, checked. */
-export async function runOrg(steps) {
+/** One conversation of `steps` tool round trips and a final answer, checked (`streamed`: on the stream path). */
+export async function runOrg(steps, { streamed = false } = {}) {
   const result = await runAgent({
-    model: counterModel(steps),
+    model: streamed ? streamingCounterModel(steps) : counterModel(steps),
     tools,
     planner: createFunctionCallingPlanner(),
     task: 'Run the steps.',

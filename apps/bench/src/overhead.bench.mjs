@@ -9,9 +9,10 @@
 // Usage: node src/overhead.bench.mjs [--quick]
 import assert from 'node:assert/strict';
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessage, ToolMessage } from '@langchain/core/messages';
+import { AIMessage, AIMessageChunk, ToolMessage } from '@langchain/core/messages';
+import { ChatGenerationChunk } from '@langchain/core/outputs';
 import { tool as langchainTool } from '@langchain/core/tools';
-import { tool as aiTool, generateText, stepCountIs } from 'ai';
+import { tool as aiTool, generateText, stepCountIs, streamText } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { createAgent } from 'langchain';
 import { DESCRIPTION, FINAL, inputSchema, runOrg } from './org-loop.mjs';
@@ -52,6 +53,48 @@ function aiModel(steps) {
   });
 }
 
+/** The same answers as stream parts (`doStream`): a call's start, two argument deltas, its end, the call, finish. */
+function aiStreamingModel(steps) {
+  let call = 0;
+  const streamOf = (parts) =>
+    new ReadableStream({
+      start(controller) {
+        for (const part of parts) controller.enqueue(part);
+        controller.close();
+      },
+    });
+  return new MockLanguageModelV3({
+    doStream: async () => {
+      const index = call++;
+      if (index < steps) {
+        const id = `call_${index}`;
+        const input = `{"i":${index}}`;
+        return {
+          stream: streamOf([
+            { type: 'stream-start', warnings: [] },
+            { type: 'tool-input-start', id, toolName: 'noop' },
+            { type: 'tool-input-delta', id, delta: input.slice(0, 3) },
+            { type: 'tool-input-delta', id, delta: input.slice(3) },
+            { type: 'tool-input-end', id },
+            { type: 'tool-call', toolCallId: id, toolName: 'noop', input },
+            { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: usageV3 },
+          ]),
+        };
+      }
+      return {
+        stream: streamOf([
+          { type: 'stream-start', warnings: [] },
+          { type: 'text-start', id: 't' },
+          { type: 'text-delta', id: 't', delta: FINAL.slice(0, 4) },
+          { type: 'text-delta', id: 't', delta: FINAL.slice(4) },
+          { type: 'text-end', id: 't' },
+          { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: usageV3 },
+        ]),
+      };
+    },
+  });
+}
+
 const aiTools = {
   noop: aiTool({ description: DESCRIPTION, inputSchema: inputSchema(), execute: ({ i }) => i }),
 };
@@ -65,6 +108,18 @@ async function runAiSdk(steps) {
   });
   assert.equal(result.text, FINAL);
   assert.equal(result.steps.length, steps + 1);
+}
+
+async function runAiSdkStreamed(steps) {
+  const result = streamText({
+    model: aiStreamingModel(steps),
+    tools: aiTools,
+    prompt: 'Run the steps.',
+    stopWhen: stepCountIs(steps + 1),
+  });
+  await result.consumeStream();
+  assert.equal(await result.text, FINAL);
+  assert.equal((await result.steps).length, steps + 1);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -93,6 +148,33 @@ class CounterChatModel extends BaseChatModel {
           })
         : new AIMessage({ content: FINAL });
     return { generations: [{ text: typeof message.content === 'string' ? message.content : '', message }] };
+  }
+}
+
+/** The same chat model, streaming: a call's chunks (its arguments in two pieces), or the answer in two chunks. */
+class StreamingCounterChatModel extends CounterChatModel {
+  async *_streamResponseChunks() {
+    const index = this.call++;
+    if (index < this.steps) {
+      const id = `call_${index}`;
+      const args = `{"i":${index}}`;
+      for (const [piece, first] of [
+        [args.slice(0, 3), true],
+        [args.slice(3), false],
+      ]) {
+        const message = new AIMessageChunk({
+          content: '',
+          tool_call_chunks: [
+            { ...(first ? { id, name: 'noop' } : {}), args: piece, index: 0, type: 'tool_call_chunk' },
+          ],
+        });
+        yield new ChatGenerationChunk({ text: '', message });
+      }
+      return;
+    }
+    for (const piece of [FINAL.slice(0, 4), FINAL.slice(4)]) {
+      yield new ChatGenerationChunk({ text: piece, message: new AIMessageChunk({ content: piece }) });
+    }
   }
 }
 
@@ -130,7 +212,47 @@ async function runLangChainCore(steps) {
   assert.equal(messages.length, 2 * steps + 2);
 }
 
+async function runLangChainAgentStreamed(steps) {
+  const agent = createAgent({ model: new StreamingCounterChatModel(steps), tools: [langchainNoop] });
+  let last;
+  for await (const chunk of await agent.stream(
+    { messages: [{ role: 'user', content: 'Run the steps.' }] },
+    { recursionLimit: 2 * steps + 10, streamMode: 'values' },
+  )) {
+    last = chunk;
+  }
+  assert.equal(last.messages.at(-1).content, FINAL);
+  assert.equal(last.messages.length, 2 * steps + 2);
+}
+
+async function runLangChainCoreStreamed(steps) {
+  const model = new StreamingCounterChatModel(steps).bindTools([langchainNoop]);
+  const tools = { noop: langchainNoop };
+  const messages = [{ role: 'user', content: 'Run the steps.' }];
+  for (let step = 0; step <= steps; step++) {
+    let answer;
+    for await (const chunk of await model.stream(messages))
+      answer = answer === undefined ? chunk : answer.concat(chunk);
+    messages.push(answer);
+    if ((answer.tool_calls?.length ?? 0) === 0) break;
+    for (const call of answer.tool_calls) {
+      const result = await tools[call.name].invoke(call);
+      assert.ok(result instanceof ToolMessage);
+      messages.push(result);
+    }
+  }
+  assert.equal(messages.at(-1).content, FINAL);
+  assert.equal(messages.length, 2 * steps + 2);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
+
+const STREAMED_CONTENDERS = [
+  ['@org/planner runAgent, streamed', (steps) => runOrg(steps, { streamed: true })],
+  ['Vercel AI SDK streamText', runAiSdkStreamed],
+  ['LangChain createAgent, streamed', runLangChainAgentStreamed],
+  ['LangChain core, hand-written loop, streamed', runLangChainCoreStreamed],
+];
 
 const CONTENDERS = [
   ['@org/planner runAgent', runOrg],
@@ -150,22 +272,22 @@ const cpuMicros = (before) => {
  * the others `rounds`, which keeps the run short without losing precision where it matters.
  */
 const SLOW_ROUNDS = 3;
-async function measure(steps, repeat, rounds, warmups) {
+async function measure(contenders, steps, repeat, rounds, warmups) {
   const warmupCost = [];
-  for (const [, run] of CONTENDERS) {
+  for (const [, run] of contenders) {
     const before = process.cpuUsage();
     for (let warmup = 0; warmup < warmups; warmup++) await run(steps);
     warmupCost.push(cpuMicros(before));
   }
   const cheapest = Math.min(...warmupCost);
   const roundsOf = warmupCost.map((cost) => (cost > 20 * cheapest ? Math.min(rounds, SLOW_ROUNDS) : rounds));
-  const samples = CONTENDERS.map(() => []);
+  const samples = contenders.map(() => []);
   for (let round = 0; round < rounds; round++) {
     // Rotate the order each round so that no contender always follows the same one (garbage, JIT state).
-    for (let offset = 0; offset < CONTENDERS.length; offset++) {
-      const index = (round + offset) % CONTENDERS.length;
+    for (let offset = 0; offset < contenders.length; offset++) {
+      const index = (round + offset) % contenders.length;
       if (round >= roundsOf[index]) continue;
-      const run = CONTENDERS[index][1];
+      const run = contenders[index][1];
       const before = process.cpuUsage();
       for (let repetition = 0; repetition < repeat; repetition++) await run(steps);
       samples[index].push(cpuMicros(before) / (repeat * steps));
@@ -206,36 +328,47 @@ console.log(
   `each round every contender runs once, in a rotating order (a contender more than 20x costlier than the cheapest in the warm-up runs only the first ${SLOW_ROUNDS} rounds: it is far from the race the target decides). The machine is shared: compare the ratios, not the µs, and see the min – max spread. Versions: ai 6.0.322, @langchain/core 1.4.0, langchain 1.5.14.\n`,
 );
 
+const RACES = [
+  { name: 'answers read whole (`generate`)', contenders: CONTENDERS },
+  {
+    name: 'streamed answers (our loop on `model.stream()`, `streamText`, LangChain streaming)',
+    contenders: STREAMED_CONTENDERS,
+  },
+];
 const results = [];
-for (const size of sizes) {
-  const measured = await measure(size.steps, size.repeat, size.rounds, size.warmups);
-  results.push({ size, measured });
-  console.log(
-    `### ${size.steps}-step conversations (${size.repeat} per sample, ${size.warmups} warm-up run(s) each; history grows to ${2 * size.steps + 2} messages)\n`,
-  );
-  const ours = measured[0].median;
-  table(
-    ['framework', 'CPU µs per step (median)', 'min – max', 'rounds', 'ours / it'],
-    CONTENDERS.map(([name], index) => [
-      name,
-      fixed(measured[index].median, 1),
-      `${fixed(measured[index].min, 1)} – ${fixed(measured[index].max, 1)}`,
-      measured[index].rounds,
-      index === 0 ? '1.00x' : ratio(ours, measured[index].median),
-    ]),
-  );
-  console.log('');
-}
+for (const race of RACES)
+  for (const size of sizes) {
+    const contenders = race.contenders;
+    const measured = await measure(contenders, size.steps, size.repeat, size.rounds, size.warmups);
+    results.push({ race, size, measured });
+    console.log(
+      `### ${size.steps}-step conversations, ${race.name} (${size.repeat} per sample, ${size.warmups} warm-up run(s) each; history grows to ${2 * size.steps + 2} messages)\n`,
+    );
+    const ours = measured[0].median;
+    table(
+      ['framework', 'CPU µs per step (median)', 'min – max', 'rounds', 'ours / it'],
+      contenders.map(([name], index) => [
+        name,
+        fixed(measured[index].median, 1),
+        `${fixed(measured[index].min, 1)} – ${fixed(measured[index].max, 1)}`,
+        measured[index].rounds,
+        index === 0 ? '1.00x' : ratio(ours, measured[index].median),
+      ]),
+    );
+    console.log('');
+  }
 
 console.log('### Target: no slower than the fastest of them\n');
 table(
   ['target', 'ours / fastest', 'result'],
-  results.map(({ size, measured }) => {
-    const others = measured.slice(1).map((value, index) => ({ name: CONTENDERS[index + 1][0], ...value }));
+  results.map(({ race, size, measured }) => {
+    const others = measured
+      .slice(1)
+      .map((value, index) => ({ name: race.contenders[index + 1][0], ...value }));
     const fastest = others.sort((left, right) => left.median - right.median)[0];
     const value = measured[0].median / fastest.median;
     return [
-      `loop CPU per step no slower than the fastest other, ${size.steps}-step conversations (fastest: ${fastest.name}, ${fixed(fastest.median, 1)} µs; ours ${fixed(measured[0].median, 1)} µs)`,
+      `loop CPU per step no slower than the fastest other, ${size.steps}-step conversations, ${race === RACES[0] ? 'read whole' : 'streamed'} (fastest: ${fastest.name}, ${fixed(fastest.median, 1)} µs; ours ${fixed(measured[0].median, 1)} µs)`,
       `${fixed(value)}x`,
       verdict(value <= 1),
     ];
