@@ -381,7 +381,10 @@ export async function executeRun(
     const asked = new Map(approval.asked.map((action) => [action.id, action]));
     for (const rejected of turn.rejected) {
       results.set(rejected.toolCall.id, rejected.observation);
-      observe(rejected.observation);
+      // A call that started on its streaming arguments announced itself: it is stopped and closes its own events.
+      if (early?.announced(rejected.toolCall.id) === true)
+        await early.drop(rejected.toolCall.id, rejected.reason);
+      else observe(rejected.observation);
     }
     // Loop guard: a call that keeps returning the same result is refused, and the run ends.
     const loop = state.loopGuard.check(turn.actions);
@@ -480,7 +483,7 @@ export async function executeRun(
     if (early !== undefined && early.size > 0) {
       const rest: Action[] = [];
       for (const action of runnable) {
-        const running = await early.take(action.id);
+        const running = await early.take(action);
         if (running === undefined) rest.push(action);
         else startedEarly.push(running.observation);
       }

@@ -2,6 +2,8 @@ import type { Action, ToolCall } from '@org/core';
 import {
   type ExecuteActionOptions,
   executeAction,
+  executeStreamingAction,
+  type StreamingActionExecution,
   type ToolObservation,
   type ToolRegistry,
   toolNeedsApproval,
@@ -24,18 +26,34 @@ interface Running {
   readonly observation: Promise<ToolObservation>;
 }
 
-/** One call started before the answer was complete. */
-interface Started {
+/** An `eager` call started once its arguments were complete. */
+interface EagerStart {
+  readonly kind: 'eager';
   readonly controller: AbortController;
   /** Resolves once approval is known: the running call, or `undefined` when it must wait for the step. */
   readonly execution: Promise<Running | undefined>;
 }
 
+/** A call of a tool that reads its arguments as they stream (`executeStreaming`: the plan tool), started at once. */
+interface StreamingStart {
+  readonly kind: 'streaming';
+  readonly execution: StreamingActionExecution;
+  /** The call as it will run, once its arguments are complete and valid. */
+  action?: Action;
+}
+
+type Started = EagerStart | StreamingStart;
+
 /**
- * Eager tool execution for one step: a call of an `eager` tool starts the moment its arguments are complete in the
- * stream, while the model is still writing, unless it needs approval. The loop creates one only when early starts are
- * allowed at all (`eagerToolExecution`, the default executor, no `beforeToolUse` hook to ask first). The step then
- * takes each started call's observation instead of running it again; a discarded answer aborts them.
+ * Early execution for one step, while the model's answer streams:
+ * - a call of a tool that reads its arguments as they stream (`executeStreaming`, such as the plan tool, which
+ *   dispatches each plan step as soon as it is complete) starts when the model begins writing it, if the tool never
+ *   needs approval;
+ * - a call of an `eager` tool starts the moment its arguments are complete, unless it needs approval.
+ * The loop creates one only when early starts are allowed at all (`eagerToolExecution`, the default executor, no
+ * `beforeToolUse` hook to ask first). The step takes each started call's observation instead of running it again
+ * (a streaming call is completed then: what it must not do before the answer is final, it does after); a discarded
+ * answer aborts them.
  */
 export class EarlyExecution implements EarlyStarts {
   readonly #setup: EarlyExecutionSetup;
@@ -47,50 +65,106 @@ export class EarlyExecution implements EarlyStarts {
     this.#setup = setup;
   }
 
-  callStarted(_toolCallId: string, _toolName: string): void {}
+  callStarted(toolCallId: string, toolName: string): void {
+    const tool = this.#setup.registry.resolve(toolName);
+    // Its arguments are unknown yet: only a tool that never needs approval may start on them.
+    if (tool?.executeStreaming === undefined || tool.needsApproval !== false) return;
+    if (this.#started.has(toolCallId) || this.#started.size >= this.#setup.maxConcurrency) return;
+    const execution = executeStreamingAction(
+      this.#setup.registry,
+      { id: toolCallId, toolName },
+      { ...this.#setup.options(this.#toolCalls), ...this.#signalOption() },
+    );
+    this.#started.set(toolCallId, { kind: 'streaming', execution });
+  }
 
-  argumentsDelta(_toolCallId: string, _delta: string): void {}
+  argumentsDelta(toolCallId: string, delta: string): void {
+    const started = this.#started.get(toolCallId);
+    if (started?.kind === 'streaming') started.execution.push(delta);
+  }
 
   callReady(action: Action, toolCall: ToolCall): void {
     this.#toolCalls.push(toolCall);
+    const started = this.#started.get(action.id);
+    if (started?.kind === 'streaming') {
+      started.action = action;
+      return;
+    }
     const tool = this.#setup.registry.resolve(action.toolName);
-    if (tool === undefined || !isEager(tool) || this.#started.has(action.id)) return;
+    if (tool?.eager !== true || started !== undefined) return;
     if (this.#started.size >= this.#setup.maxConcurrency) return;
     const controller = new AbortController();
-    const runSignal = this.#setup.signal;
-    const signal =
-      runSignal === undefined ? controller.signal : AbortSignal.any([runSignal, controller.signal]);
-    const options = { ...this.#setup.options(this.#toolCalls), signal };
+    const options = { ...this.#setup.options(this.#toolCalls), ...this.#signalOption(controller) };
     const execution = toolNeedsApproval(tool, action.args).then(
       (needsApproval): Running | undefined =>
         needsApproval ? undefined : { observation: executeAction(this.#setup.registry, action, options) },
       // A predicate that throws fails closed: the call waits for the step, where approval is decided again.
       () => undefined,
     );
-    this.#started.set(action.id, { controller, execution });
+    this.#started.set(action.id, { kind: 'eager', controller, execution });
   }
 
-  callRejected(_toolCallId: string, _reason: unknown): void {}
+  callRejected(toolCallId: string, reason: unknown): void {
+    const started = this.#started.get(toolCallId);
+    if (started?.kind === 'streaming') started.execution.abort(reason);
+  }
 
   /** How many calls started early. */
   get size(): number {
     return this.#started.size;
   }
 
-  /** The observation of a call that started early, or `undefined` when it did not (the step runs it). */
-  async take(actionId: string): Promise<Running | undefined> {
-    const started = this.#started.get(actionId);
-    if (started === undefined) return undefined;
-    this.#started.delete(actionId);
-    return started.execution;
+  /** Whether a call was announced by its early start (its `tool-call-*` events are its own). */
+  announced(toolCallId: string): boolean {
+    return this.#started.get(toolCallId)?.kind === 'streaming';
   }
 
   /**
-   * The step pauses for approval: the calls that started early finish (they are not run again on resume), and their
-   * observations are returned for the paused state.
+   * The observation of a call that started early, or `undefined` when it did not (the step runs it). A streaming call
+   * is completed here: the answer is final, so it may do what a discarded answer would have regretted.
+   */
+  async take(action: Action): Promise<Running | undefined> {
+    const started = this.#started.get(action.id);
+    if (started === undefined) return undefined;
+    this.#started.delete(action.id);
+    if (started.kind === 'eager') return started.execution;
+    try {
+      started.execution.complete(action);
+    } catch (error) {
+      // Not the call it started for (a stream that renamed its call): it does not run.
+      started.execution.abort(error);
+    }
+    return { observation: started.execution.observation };
+  }
+
+  /**
+   * A call the step will not run (it was rejected: invalid arguments, beyond the parallel limit) that started on its
+   * streaming arguments: it is aborted and its own events closed; the step records the rejection.
+   */
+  async drop(toolCallId: string, reason: unknown): Promise<void> {
+    const started = this.#started.get(toolCallId);
+    if (started?.kind !== 'streaming') return;
+    this.#started.delete(toolCallId);
+    started.execution.abort(reason);
+    await started.execution.observation;
+  }
+
+  /**
+   * The step pauses for approval (of another call: calls started early need none): they finish, and their
+   * observations are returned for the paused state, so the resume does not run them again.
    */
   async settle(): Promise<ToolObservation[]> {
-    const running = await Promise.all([...this.#started.values()].map((started) => started.execution));
+    const running = await Promise.all(
+      [...this.#started.values()].map(async (started): Promise<Running | undefined> => {
+        if (started.kind === 'eager') return started.execution;
+        if (started.action === undefined) {
+          started.execution.abort('the call was not valid');
+          return undefined;
+        }
+        started.execution.complete(started.action);
+        return { observation: started.execution.observation };
+      }),
+    );
     this.#started.clear();
     return Promise.all(running.flatMap((entry) => (entry === undefined ? [] : [entry.observation])));
   }
@@ -102,6 +176,11 @@ export class EarlyExecution implements EarlyStarts {
   async discard(reason: unknown): Promise<Map<string, ToolObservation>> {
     const discarded = new Map<string, ToolObservation>();
     const pending = [...this.#started].map(async ([id, started]) => {
+      if (started.kind === 'streaming') {
+        started.execution.abort(reason);
+        discarded.set(id, await started.execution.observation);
+        return;
+      }
       started.controller.abort(reason);
       const running = await started.execution;
       if (running !== undefined) discarded.set(id, await running.observation);
@@ -110,8 +189,13 @@ export class EarlyExecution implements EarlyStarts {
     await Promise.all(pending);
     return discarded;
   }
-}
 
-function isEager(tool: object): boolean {
-  return (tool as { readonly eager?: boolean }).eager === true;
+  /** The call's signal: the run's, and this step's own controller when it has one. */
+  #signalOption(controller?: AbortController): { signal?: AbortSignal } {
+    const runSignal = this.#setup.signal;
+    if (controller === undefined) return runSignal === undefined ? {} : { signal: runSignal };
+    return {
+      signal: runSignal === undefined ? controller.signal : AbortSignal.any([runSignal, controller.signal]),
+    };
+  }
 }

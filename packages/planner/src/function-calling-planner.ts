@@ -328,10 +328,11 @@ class EarlyConversion {
     // Only a call whose arguments needed no repair is converted before the answer's finish reason is known: a repair
     // (a missing final brace) is safe after a normal stop but means a cut-off call after a `length` stop.
     const result = toolCallToAction(this.#context.tools, call, { finishReason: 'tool-calls' });
-    if (!result.ok || result.repairs.length > 0) {
-      this.#early.callRejected(call.id, result.ok ? 'arguments repaired' : result.error);
+    if (!result.ok) {
+      this.#early.callRejected(call.id, result.error);
       return;
     }
+    if (result.repairs.length > 0) return;
     this.converted.set(call.id, result.action);
     this.#early.callReady(result.action, call);
   }
