@@ -1,4 +1,5 @@
 export { type Clock, realClock } from './clock.js';
+export { SCRIPTED_CONTENT_LIMITS, SCRIPTED_IMAGE_MEDIA_TYPES } from './content-limits.js';
 export {
   InvalidDurationError,
   InvalidScriptError,
@@ -14,6 +15,7 @@ export {
   type ScriptedCall,
   type ScriptedModel,
   type ScriptedModelOptions,
+  type ScriptedReasoning,
   type ScriptedToolCall,
   type ScriptedTurn,
   type ScriptFunction,
@@ -26,14 +28,19 @@ export {
   type TaskScripts,
 } from './task-scripts.js';
 export {
+  countContentTokens,
   countMessageTokens,
   countOutputTokens,
+  countReasoningTokens,
   countRequestTokens,
   countTokens,
   countToolCallTokens,
   countToolSpecTokens,
+  FILE_PART_TOKENS,
+  IMAGE_PART_TOKENS,
   MESSAGE_OVERHEAD_TOKENS,
   REQUEST_OVERHEAD_TOKENS,
+  renderResponseFormat,
   renderToolSpec,
   TOOL_CALL_OVERHEAD_TOKENS,
 } from './token-counter.js';

@@ -18,6 +18,7 @@ import { describe, expect, it } from 'vitest';
 import {
   countOutputTokens,
   countRequestTokens,
+  countTokens,
   createScriptedModel,
   createVirtualClock,
   InvalidScriptError,
@@ -244,6 +245,80 @@ describe('createScriptedModel: generate', () => {
       createScriptedModel({ script: [], latency: { ...LATENCY_PROFILES.fast, perOutputTokenMs: -1 } }),
     ).toThrow(expect.objectContaining({ path: 'latency.perOutputTokenMs' }));
     expect(() => createScriptedModel({ script: [], streamChunkCharacters: 0 })).toThrow(InvalidScriptError);
+    expect(() => createScriptedModel({ script: [{ reasoning: 'thinking' as never }] })).toThrow(
+      expect.objectContaining({ path: 'script[0].reasoning' }),
+    );
+    expect(() =>
+      createScriptedModel({ script: [{ reasoning: [{ text: 'x', signature: 1 as never }] }] }),
+    ).toThrow(expect.objectContaining({ path: 'script[0].reasoning[0].signature' }));
+  });
+});
+
+describe('createScriptedModel: reasoning', () => {
+  const thought = 'Paris first: get_weather takes one city.';
+  const turn = {
+    reasoning: [
+      { text: thought, signature: 'c2lnbmVk', id: 'rs_1' },
+      { redactedData: 'cmVkYWN0ZWQ=' },
+      { encryptedContent: 'ZW5jcnlwdGVk', id: 'rs_2' },
+    ],
+    text: 'Checking Paris.',
+    toolCalls: [{ toolName: 'get_weather', arguments: { city: 'Paris' } }],
+  };
+
+  it("returns scripted reasoning as the model provider's parts, counted as output and reasoning tokens", async () => {
+    const model = createScriptedModel({ provider: 'acme', script: [turn] });
+    const response = await model.generate({ messages: task, tools: [weather] });
+    expect(response.reasoning).toEqual([
+      { type: 'reasoning', provider: 'acme', text: thought, signature: 'c2lnbmVk', id: 'rs_1' },
+      { type: 'reasoning', provider: 'acme', text: '', redactedData: 'cmVkYWN0ZWQ=' },
+      { type: 'reasoning', provider: 'acme', text: '', encryptedContent: 'ZW5jcnlwdGVk', id: 'rs_2' },
+    ]);
+    expect(response.usage.reasoningTokens).toBe(countTokens(thought));
+    expect(response.usage.outputTokens).toBe(countOutputTokens(response));
+    expect(response.usage.outputTokens).toBe(
+      countTokens(thought) + countOutputTokens({ text: response.text, toolCalls: response.toolCalls }),
+    );
+  });
+
+  it('streams the same reasoning, and takes usage.reasoningTokens from the turn when it gives it', async () => {
+    const overridden = { ...turn, usage: { reasoningTokens: 250 } };
+    const generated = await createScriptedModel({ script: [overridden] }).generate({
+      messages: task,
+      tools: [weather],
+    });
+    const streamed = await collectStream(
+      createScriptedModel({ script: [overridden] }).stream({ messages: task, tools: [weather] }),
+    );
+    expect(streamed).toEqual(generated);
+    expect(generated.usage.reasoningTokens).toBe(250);
+  });
+
+  it('reports no reasoning, and no reasoning tokens, for a turn without reasoning', async () => {
+    const response = await createScriptedModel({ script: [{ text: 'ok', reasoning: [] }] }).generate({
+      messages: task,
+    });
+    expect(response).not.toHaveProperty('reasoning');
+    expect(response.usage).not.toHaveProperty('reasoningTokens');
+  });
+
+  it('takes back its own reasoning in the next request, with the tool results', async () => {
+    const model = createScriptedModel({ script: [turn, { text: 'Paris: 18 °C.' }] });
+    const first = await model.generate({ messages: task, tools: [weather] });
+    const history: Message[] = [
+      ...task,
+      {
+        role: 'assistant',
+        content: first.text,
+        toolCalls: first.toolCalls,
+        reasoning: first.reasoning ?? [],
+      },
+      { role: 'tool', toolCallId: 'call_0_0', toolName: 'get_weather', content: '18 °C' },
+    ];
+    const second = await model.generate({ messages: history, tools: [weather] });
+    expect(second.text).toBe('Paris: 18 °C.');
+    expect(second.adjustments).toEqual([]);
+    expect(second.usage.inputTokens).toBe(countRequestTokens({ messages: history, tools: [weather] }));
   });
 });
 

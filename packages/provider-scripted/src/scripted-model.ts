@@ -2,8 +2,8 @@ import {
   AbortedError,
   type Adjustment,
   addUsage,
-  assertToolCallPairing,
   assertToolChoiceOffered,
+  type ContentLimits,
   createUsage,
   EMPTY_USAGE,
   type FinishReason,
@@ -15,6 +15,7 @@ import {
   type ModelResponse,
   mergeCapabilities,
   ProviderUnavailableError,
+  type ReasoningPart,
   SPECIFICATION_VERSION,
   StreamInterruptedError,
   type StreamPart,
@@ -23,12 +24,17 @@ import {
   UnsupportedToolChoiceError,
   type Usage,
 } from '@org/core';
+import { assertRequestMessages } from './check-messages.js';
 import type { Clock } from './clock.js';
-import { InvalidScriptError, ScriptExhaustedError, ScriptMismatchError } from './errors.js';
-import { assertLatencyProfile, type LatencyProfile, outputTimeline, simulatedLatency } from './latency.js';
+import { SCRIPTED_CONTENT_LIMITS } from './content-limits.js';
+import { ScriptExhaustedError, ScriptMismatchError } from './errors.js';
+import { leaveOutForeignReasoning } from './foreign-reasoning.js';
+import { type LatencyProfile, outputTimeline, simulatedLatency } from './latency.js';
 import { sleepOrAbort, untilAborted, waitUntil } from './model-waits.js';
+import { assertResponseFormat } from './response-format.js';
 import { type StreamChunking, streamSchedule } from './stream-schedule.js';
-import { countOutputTokens, countRequestTokens } from './token-counter.js';
+import { countOutputTokens, countReasoningTokens, countRequestTokens } from './token-counter.js';
+import { validateOptions, validateTurn } from './validate-script.js';
 import { createVirtualClock } from './virtual-clock.js';
 
 /** One tool call of a scripted turn. */
@@ -43,8 +49,28 @@ export interface ScriptedToolCall {
   readonly arguments?: string | Readonly<Record<string, unknown>>;
 }
 
+/**
+ * One reasoning block of a scripted turn, returned as a `ReasoningPart` of the model's `provider`: a shown block
+ * (`text`, with a `signature` where the provider signs), or a withheld one (`text: ''` and `redactedData` or
+ * `encryptedContent`). Opaque fields are returned as they are.
+ */
+export interface ScriptedReasoning {
+  /** The reasoning text the model shows; default `''` (withheld). */
+  readonly text?: string;
+  readonly signature?: string;
+  readonly redactedData?: string;
+  readonly id?: string;
+  readonly encryptedContent?: string;
+}
+
 /** One answer of the scripted model. */
 export interface ScriptedTurn {
+  /**
+   * The reasoning the answer starts with, in order: `ModelResponse.reasoning`, and in `stream` each block's
+   * `reasoning-delta` parts then its `reasoning` part, before the text. Its tokens are output tokens, and are
+   * reported as `usage.reasoningTokens`.
+   */
+  readonly reasoning?: readonly ScriptedReasoning[];
   readonly text?: string;
   readonly toolCalls?: readonly ScriptedToolCall[];
   /** Default `tool-calls` when the turn has tool calls, else `stop`. */
@@ -81,7 +107,11 @@ export interface ScriptContext {
   readonly signal: AbortSignal | undefined;
 }
 
-/** Answers a request; `undefined` means the request is out of script (`ScriptExhaustedError`). */
+/**
+ * Answers a request; `undefined` means the request is out of script (`ScriptExhaustedError`). It receives the request
+ * as the model "sends" it: checked, with reasoning of another provider left out (`model.requests` keeps the request
+ * as received).
+ */
 export type ScriptFunction = (
   request: ModelRequest,
   context: ScriptContext,
@@ -99,9 +129,15 @@ export interface ScriptedModelOptions {
   readonly provider?: string;
   /**
    * Overrides the declared capabilities (by default: tools, every tool-choice mode native, parallel calls,
-   * strict schemas, streaming). `{ toolCalls: false }` makes a ReAct-only model that rejects tool definitions.
+   * strict schemas, streaming; no structured output). `{ toolCalls: false }` makes a ReAct-only model that rejects
+   * tool definitions; `{ structuredOutput: true }` one that takes `responseFormat` natively.
    */
   readonly capabilities?: ModelCapabilitiesOverride;
+  /**
+   * Size limits of inline images and files, checked before anything is sent (`ContentTooLargeError`). Default
+   * `SCRIPTED_CONTENT_LIMITS`.
+   */
+  readonly contentLimits?: ContentLimits;
   /** Simulated latency of every call; none by default. */
   readonly latency?: LatencyProfile;
   /** The clock latency is spent on; default a new virtual clock (`model.clock`). */
@@ -156,6 +192,7 @@ const DEFAULT_CAPABILITIES: ModelCapabilities = Object.freeze({
   parallelToolCalls: true,
   strictSchemas: true,
   streaming: true,
+  structuredOutput: false,
 });
 
 interface PreparedCall {
@@ -165,13 +202,21 @@ interface PreparedCall {
   readonly inputTokens: number;
 }
 
+/** A request checked and converted as the model "sends" it, with the changes made to it. */
+interface SentRequest {
+  readonly request: ModelRequest;
+  readonly adjustments: Adjustment[];
+}
+
 /**
  * Creates a `LanguageModel` that needs no network: it answers from a script, counts tokens with the o200k_base
- * tokenizer over exactly what a provider would receive (system prompt, tool schemas, history), and can spend
- * simulated latency on a virtual clock shared with tools and benchmarks. It checks every request as a strict
- * provider would (tool calls paired with results, tool choice offered and supported) and records it. `stream`
- * sends each part when its last token would have been generated (a complete `tool-call` right after its last
- * argument delta), and ends when `generate` would have returned.
+ * tokenizer over exactly what a provider would receive (system prompt, tool schemas, history, images and files at a
+ * fixed cost each), and can spend simulated latency on a virtual clock shared with tools and benchmarks. It checks
+ * every request as a strict provider would (message shapes, media limits, tool calls paired with results, tool
+ * choice offered and supported, `responseFormat` only where declared) and records it; reasoning of another
+ * provider in the history is left out and reported. `stream` sends each part when its last token would have been
+ * generated (reasoning first, a complete `tool-call` right after its last argument delta), and ends when
+ * `generate` would have returned.
  *
  * @example
  * const model = createScriptedModel({
@@ -192,6 +237,7 @@ export function createScriptedModel(options: ScriptedModelOptions): ScriptedMode
   const provider = options.provider ?? 'scripted';
   const modelId = options.modelId ?? 'scripted-model';
   const enforceToolChoice = options.enforceToolChoice ?? true;
+  const contentLimits = options.contentLimits ?? SCRIPTED_CONTENT_LIMITS;
   const chunking: StreamChunking =
     options.streamChunkCharacters === undefined
       ? { unit: 'tokens', size: options.streamChunkTokens ?? 4 }
@@ -201,11 +247,13 @@ export function createScriptedModel(options: ScriptedModelOptions): ScriptedMode
   let answered = 0;
   let totalUsage: Usage = EMPTY_USAGE;
 
-  const checkRequest = (request: ModelRequest): { adjustments: Adjustment[] } => {
+  // Everything a strict provider refuses is refused here, before a turn is taken (before the script sees it).
+  const checkRequest = (request: ModelRequest): SentRequest => {
     if (request.signal?.aborted) {
       throw new AbortedError({ operation: `${provider} model call`, cause: request.signal.reason });
     }
-    assertToolCallPairing(request.messages);
+    assertRequestMessages(request.messages, contentLimits, provider);
+    assertResponseFormat(request.responseFormat, { capabilities, provider, modelId });
     const tools = request.tools ?? [];
     const adjustments: Adjustment[] = [];
     if (tools.length > 0 && !capabilities.toolCalls) {
@@ -235,7 +283,9 @@ export function createScriptedModel(options: ScriptedModelOptions): ScriptedMode
           tools.map((tool) => tool.name),
         );
     }
-    return { adjustments };
+    const sent = leaveOutForeignReasoning(request, provider);
+    if (sent.adjustment !== undefined) adjustments.push(sent.adjustment);
+    return { request: sent.request, adjustments };
   };
 
   const takeTurn = async (
@@ -266,17 +316,20 @@ export function createScriptedModel(options: ScriptedModelOptions): ScriptedMode
     }));
     if (enforceToolChoice) checkTurnAgainstRequest(request, toolCalls, callIndex, capabilities);
     const text = turn.text ?? '';
-    const outputTokens = countOutputTokens({ text, toolCalls });
+    const reasoning = (turn.reasoning ?? []).map((block) => reasoningPart(block, provider));
+    const outputTokens = countOutputTokens({ text, toolCalls, reasoning });
     const usage = createUsage({
       inputTokens: turn.usage?.inputTokens ?? inputTokens,
       outputTokens: turn.usage?.outputTokens ?? outputTokens,
       cachedInputTokens: turn.usage?.cachedInputTokens,
-      reasoningTokens: turn.usage?.reasoningTokens,
+      reasoningTokens:
+        turn.usage?.reasoningTokens ?? (reasoning.length > 0 ? countReasoningTokens(reasoning) : undefined),
     });
     const finishReason = turn.finishReason ?? (toolCalls.length > 0 ? 'tool-calls' : 'stop');
     const response: ModelResponse = {
       text,
       toolCalls,
+      ...(reasoning.length > 0 ? { reasoning } : {}),
       finishReason,
       usage,
       adjustments: [],
@@ -291,13 +344,13 @@ export function createScriptedModel(options: ScriptedModelOptions): ScriptedMode
     request: ModelRequest,
     method: 'generate' | 'stream',
   ): Promise<PreparedCall & { adjustments: Adjustment[] }> => {
-    const { adjustments } = checkRequest(request);
-    const inputTokens = countRequestTokens(request, { includeTools: capabilities.toolCalls });
-    const prepared = await takeTurn(request, inputTokens, method);
+    const sent = checkRequest(request);
+    const inputTokens = countRequestTokens(sent.request, { includeTools: capabilities.toolCalls });
+    const prepared = await takeTurn(sent.request, inputTokens, method);
     return {
       ...prepared,
-      adjustments,
-      response: { ...prepared.response, adjustments },
+      adjustments: sent.adjustments,
+      response: { ...prepared.response, adjustments: sent.adjustments },
     };
   };
 
@@ -480,62 +533,15 @@ function checkTurnAgainstRequest(
   }
 }
 
-function validateOptions(options: ScriptedModelOptions): void {
-  const script: unknown = options.script;
-  if (typeof script !== 'function' && !Array.isArray(script)) {
-    throw new InvalidScriptError({ path: 'script', message: 'must be an array of turns or a function.' });
-  }
-  if (Array.isArray(script)) {
-    script.forEach((step: unknown, index) => {
-      if (typeof step !== 'function') validateTurn(step as ScriptedTurn, `script[${index}]`);
-    });
-  }
-  if (options.latency !== undefined) assertLatencyProfile(options.latency);
-  for (const key of ['streamChunkTokens', 'streamChunkCharacters'] as const) {
-    const size = options[key];
-    if (size !== undefined && (!Number.isInteger(size) || size < 1)) {
-      throw new InvalidScriptError({ path: key, message: `must be an integer >= 1, got ${String(size)}.` });
-    }
-  }
-  if (options.streamChunkTokens !== undefined && options.streamChunkCharacters !== undefined) {
-    throw new InvalidScriptError({
-      path: 'streamChunkTokens',
-      message: 'set either streamChunkTokens or streamChunkCharacters, not both.',
-    });
-  }
-}
-
-function validateTurn(turn: ScriptedTurn, path: string): void {
-  if (typeof turn !== 'object' || turn === null) {
-    throw new InvalidScriptError({ path, message: 'a turn must be an object or a function.' });
-  }
-  if (turn.text !== undefined && typeof turn.text !== 'string') {
-    throw new InvalidScriptError({ path: `${path}.text`, message: 'must be a string.' });
-  }
-  if (turn.toolCalls !== undefined && !Array.isArray(turn.toolCalls)) {
-    throw new InvalidScriptError({ path: `${path}.toolCalls`, message: 'must be an array.' });
-  }
-  const ids = new Set<string>();
-  (turn.toolCalls ?? []).forEach((call, index) => {
-    const callPath = `${path}.toolCalls[${index}]`;
-    if (typeof call?.toolName !== 'string' || call.toolName === '') {
-      throw new InvalidScriptError({ path: `${callPath}.toolName`, message: 'must be a non-empty string.' });
-    }
-    const args: unknown = call.arguments;
-    if (args !== undefined && typeof args !== 'string' && (typeof args !== 'object' || args === null)) {
-      throw new InvalidScriptError({
-        path: `${callPath}.arguments`,
-        message: 'must be the raw argument text or an object.',
-      });
-    }
-    if (call.id !== undefined) {
-      if (ids.has(call.id)) {
-        throw new InvalidScriptError({ path: `${callPath}.id`, message: `duplicates id '${call.id}'.` });
-      }
-      ids.add(call.id);
-    }
-  });
-  if (turn.error !== undefined && !(turn.error instanceof Error)) {
-    throw new InvalidScriptError({ path: `${path}.error`, message: 'must be an Error.' });
-  }
+/** A scripted reasoning block as the model's `ReasoningPart`, its opaque fields as scripted. */
+function reasoningPart(block: ScriptedReasoning, provider: string): ReasoningPart {
+  return {
+    type: 'reasoning',
+    provider,
+    text: block.text ?? '',
+    ...(block.signature === undefined ? {} : { signature: block.signature }),
+    ...(block.redactedData === undefined ? {} : { redactedData: block.redactedData }),
+    ...(block.id === undefined ? {} : { id: block.id }),
+    ...(block.encryptedContent === undefined ? {} : { encryptedContent: block.encryptedContent }),
+  };
 }

@@ -28,8 +28,22 @@ const textArbitrary = fc.oneof(
   fc.string({ unit: fc.constantFrom('\ud83d', '\ude00', '😀', 'a', ' ', '['), maxLength: 150 }),
 );
 
+// Shown blocks (text, maybe signed) and withheld ones (no text, redacted or encrypted data).
+const reasoningArbitrary = fc.array(
+  fc.oneof(
+    fc.record(
+      { text: textArbitrary, signature: fc.base64String({ maxLength: 24 }) },
+      { requiredKeys: ['text'] },
+    ),
+    fc.record({ redactedData: fc.base64String({ maxLength: 24 }), id: fc.string({ maxLength: 8 }) }),
+    fc.record({ text: fc.constant(''), encryptedContent: fc.base64String({ maxLength: 24 }) }),
+  ),
+  { maxLength: 3 },
+);
+
 const turnArbitrary: fc.Arbitrary<ScriptedTurn> = fc.record(
   {
+    reasoning: reasoningArbitrary,
     text: textArbitrary,
     toolCalls: fc.array(
       fc.record({
@@ -65,14 +79,35 @@ interface TimedPart {
   readonly part: StreamPart;
 }
 
-/** The order a streaming consumer relies on: whole calls in order, each complete right after its last delta. */
+/**
+ * The order a streaming consumer relies on: reasoning first, each block's deltas adding up to its text and its
+ * `reasoning` part right after its last delta; then the text; then whole calls in order, each complete right after
+ * its last delta.
+ */
 function expectWellOrdered(timed: readonly TimedPart[]): void {
   expect(timed.at(-1)?.part.type).toBe('finish');
   for (let index = 1; index < timed.length; index++) {
     expect(timed[index]?.at).toBeGreaterThanOrEqual(timed[index - 1]?.at as number);
   }
+  let thinking: { text: string; lastAt: number | undefined } = { text: '', lastAt: undefined };
+  let answerStarted = false;
   let open: { id: string; arguments: string; lastAt: number | undefined } | undefined;
   for (const { at, part } of timed) {
+    if (part.type === 'reasoning-delta') {
+      expect(answerStarted).toBe(false);
+      expect(part.delta).not.toBe('');
+      thinking = { text: thinking.text + part.delta, lastAt: at };
+      continue;
+    }
+    if (part.type === 'reasoning') {
+      expect(answerStarted).toBe(false);
+      expect(part.reasoning.text).toBe(thinking.text);
+      if (thinking.lastAt !== undefined) expect(at).toBe(thinking.lastAt);
+      thinking = { text: '', lastAt: undefined };
+      continue;
+    }
+    expect(thinking.text).toBe('');
+    if (part.type !== 'finish') answerStarted = true;
     if (part.type === 'tool-call-start') {
       expect(open).toBeUndefined();
       open = { id: part.toolCallId, arguments: '', lastAt: undefined };
@@ -121,6 +156,7 @@ describe('stream and generate agree', () => {
               })(),
             );
             expect(collected).toEqual(generated);
+            expect(generated.reasoning?.length ?? 0).toBe(turn.reasoning?.length ?? 0);
             expect(streamClock.now()).toBe(generateClock.now());
             expectWellOrdered(timed);
             const text = timed.map(({ part }) => (part.type === 'text-delta' ? part.delta : '')).join('');

@@ -106,6 +106,72 @@ describe('stream timing on the virtual clock', () => {
     expect(timed.at(-1)?.at).toBe(await generateEnd(turn));
   });
 
+  it('streams reasoning first, each reasoning-delta when its last token is generated, its block right after', async () => {
+    const thought = 'Paris and Rome are both in reach of get_weather; ask for Paris first, in celsius.';
+    const turn: ScriptedTurn = {
+      reasoning: [{ text: thought, signature: 'c2ln' }, { redactedData: 'cmVkYWN0ZWQ=' }],
+      text: 'Checking Paris.',
+      toolCalls: [{ id: 'paris', toolName: 'get_weather', arguments: { city: 'Paris' } }],
+    };
+    const timed = await timedStream(modelOf(turn));
+    expect(timed.map(({ part }) => part.type).slice(0, 2)).toEqual(['reasoning-delta', 'reasoning-delta']);
+    const deltas = timed.filter(({ part }) => part.type === 'reasoning-delta');
+    let prefix = '';
+    for (const { at, part } of deltas) {
+      prefix += part.type === 'reasoning-delta' ? part.delta : '';
+      expect(at).toBe(dueAt(countTokens(prefix)));
+    }
+    expect(prefix).toBe(thought);
+    const blocks = timed.filter(({ part }) => part.type === 'reasoning');
+    expect(blocks.map(({ part }) => (part.type === 'reasoning' ? part.reasoning : undefined))).toEqual([
+      { type: 'reasoning', provider: 'scripted', text: thought, signature: 'c2ln' },
+      { type: 'reasoning', provider: 'scripted', text: '', redactedData: 'cmVkYWN0ZWQ=' },
+    ]);
+    // The withheld block has no text to generate: it follows the shown one at once, before the answer's text.
+    expect(blocks.map(({ at }) => at)).toEqual([deltas.at(-1)?.at, deltas.at(-1)?.at]);
+    const firstText = indexOf(timed, (part) => part.type === 'text-delta');
+    expect(firstText).toBe(deltas.length + 2);
+    const reasoningTokens = countTokens(thought);
+    let text = '';
+    for (const { at, part } of timed.filter(({ part }) => part.type === 'text-delta')) {
+      text += deltaText(part);
+      expect(at).toBe(dueAt(reasoningTokens + countTokens(text)));
+    }
+    const start = indexOf(timed, (part) => part.type === 'tool-call-start');
+    expect(timed[start]?.at).toBe(dueAt(reasoningTokens + countTokens(text) + countTokens('get_weather')));
+    const finish = timed.at(-1);
+    expect(finish?.part).toMatchObject({
+      type: 'finish',
+      usage: {
+        outputTokens:
+          reasoningTokens +
+          countTokens('Checking Paris.') +
+          countTokens('get_weather') +
+          countTokens('{"city":"Paris"}'),
+        reasoningTokens,
+      },
+    });
+    expect(finish?.at).toBe(await generateEnd(turn));
+  });
+
+  it('sends the reasoning of a turn that loses its connection, then the text and half the call', async () => {
+    const turn: ScriptedTurn = {
+      reasoning: [{ text: 'Look up Paris.' }],
+      text: 'Checking.',
+      toolCalls: [{ id: 'c1', toolName: 'get_weather', arguments: '{"city":"Paris"}' }],
+      disconnect: true,
+    };
+    const timed = await timedStream(modelOf(turn));
+    expect(timed.map(({ part }) => part.type)).toEqual([
+      'reasoning-delta',
+      'reasoning',
+      'text-delta',
+      'tool-call-start',
+      'tool-call-delta',
+      'error',
+    ]);
+  });
+
   it('completes the first of several calls before the next one starts, well before the finish', async () => {
     const cities = ['Paris', 'Rome', 'Berlin'];
     const turn: ScriptedTurn = {

@@ -2,13 +2,18 @@ import type { Message, ToolSpec } from '@org/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  countContentTokens,
   countMessageTokens,
   countOutputTokens,
+  countReasoningTokens,
   countRequestTokens,
   countTokens,
   countToolSpecTokens,
+  FILE_PART_TOKENS,
+  IMAGE_PART_TOKENS,
   MESSAGE_OVERHEAD_TOKENS,
   REQUEST_OVERHEAD_TOKENS,
+  renderResponseFormat,
   renderToolSpec,
   TOOL_CALL_OVERHEAD_TOKENS,
 } from './index.js';
@@ -73,6 +78,63 @@ describe('token counting (o200k_base)', () => {
         toolCalls: [{ toolName: 'get_weather', arguments: '{"city":"Rome"}' }],
       }),
     ).toBe(countTokens('ok') + countTokens('get_weather') + countTokens('{"city":"Rome"}'));
+  });
+
+  it('counts content parts as their texts plus a fixed cost per image and per file', () => {
+    const data = 'iVBORw0KGgo=';
+    expect(countContentTokens('Weather in Paris?')).toBe(countTokens('Weather in Paris?'));
+    expect(countContentTokens([{ type: 'text', text: 'Weather in Paris?' }])).toBe(
+      countTokens('Weather in Paris?'),
+    );
+    expect(
+      countContentTokens([
+        { type: 'text', text: 'What is this?' },
+        { type: 'image', mediaType: 'image/png', data },
+        { type: 'image', url: 'https://example.com/a.png' },
+        { type: 'file', mediaType: 'application/pdf', data, filename: 'a-long-report-name.pdf' },
+        { type: 'text', text: 'And this?' },
+      ]),
+    ).toBe(
+      countTokens('What is this?') + 2 * IMAGE_PART_TOKENS + FILE_PART_TOKENS + countTokens('And this?'),
+    );
+    expect(
+      countMessageTokens({
+        role: 'tool',
+        toolCallId: 'call_1',
+        toolName: 'radar',
+        content: [{ type: 'image', mediaType: 'image/png', data }],
+      }),
+    ).toBe(MESSAGE_OVERHEAD_TOKENS + IMAGE_PART_TOKENS);
+  });
+
+  it('counts the reasoning text of an assistant message, not its opaque fields', () => {
+    const message: Message = {
+      role: 'assistant',
+      content: 'Done.',
+      reasoning: [
+        { type: 'reasoning', provider: 'scripted', text: 'Think it through.', signature: 'c2lnbmF0dXJl' },
+        { type: 'reasoning', provider: 'scripted', text: '', redactedData: 'cmVkYWN0ZWQ=' },
+      ],
+    };
+    expect(countReasoningTokens(message.reasoning ?? [])).toBe(countTokens('Think it through.'));
+    expect(countMessageTokens(message)).toBe(
+      MESSAGE_OVERHEAD_TOKENS + countTokens('Think it through.') + countTokens('Done.'),
+    );
+    expect(countOutputTokens({ text: 'Done.', toolCalls: [], reasoning: message.reasoning })).toBe(
+      countTokens('Think it through.') + countTokens('Done.'),
+    );
+  });
+
+  it('counts a response format as the JSON a provider receives', () => {
+    const responseFormat = { type: 'json', name: 'answer', schema: { type: 'object' } } as const;
+    expect(JSON.parse(renderResponseFormat(responseFormat))).toEqual({
+      name: 'answer',
+      schema: { type: 'object' },
+    });
+    const messages: Message[] = [{ role: 'user', content: 'Answer in JSON.' }];
+    expect(countRequestTokens({ messages, responseFormat }) - countRequestTokens({ messages })).toBe(
+      countTokens(renderResponseFormat(responseFormat)),
+    );
   });
 
   it('property: a request count is additive over its messages', () => {

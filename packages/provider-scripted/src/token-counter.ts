@@ -1,4 +1,12 @@
-import { contentText, type Message, type ModelRequest, type ToolCall, type ToolSpec } from '@org/core';
+import type {
+  Message,
+  MessageContent,
+  ModelRequest,
+  ReasoningPart,
+  ResponseFormat,
+  ToolCall,
+  ToolSpec,
+} from '@org/core';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200kBase from 'js-tiktoken/ranks/o200k_base';
 
@@ -12,6 +20,17 @@ export const MESSAGE_OVERHEAD_TOKENS = 3;
 export const TOOL_CALL_OVERHEAD_TOKENS = 3;
 /** Tokens that prime the reply, added once per request. */
 export const REQUEST_OVERHEAD_TOKENS = 3;
+/**
+ * Tokens of one image part, whatever its size or source (inline or URL): OpenAI's count for a 512×512 image at high
+ * detail (85 + 4 tiles × 170). Providers count images by their pixels; a fixed cost keeps counts derivable without
+ * decoding images, so benchmarks stay deterministic.
+ */
+export const IMAGE_PART_TOKENS = 765;
+/**
+ * Tokens of one file part (a PDF, a text file), whatever its size or source: about one page of a PDF, which
+ * Anthropic documents at 1,500 to 3,000 tokens. A fixed cost, like `IMAGE_PART_TOKENS`.
+ */
+export const FILE_PART_TOKENS = 1_500;
 
 let encoder: Tiktoken | undefined;
 const COUNT_CACHE_ENTRIES = 4_096;
@@ -116,18 +135,50 @@ export function countToolCallTokens(toolCall: Pick<ToolCall, 'toolName' | 'argum
 }
 
 /**
- * Tokens of one message as a provider receives it: framing, the text, and for an assistant message each tool
- * call. Tool-call ids are not counted (they are opaque handles providers map to their own short ids).
+ * Tokens of a message's content: a string's tokens, or the sum over its parts of each text part's tokens,
+ * `IMAGE_PART_TOKENS` per image and `FILE_PART_TOKENS` per file (inline or by URL; names and media types are not
+ * counted). A single text part counts as its text alone.
+ *
+ * @example
+ * countContentTokens([{ type: 'text', text: 'What is this?' }, { type: 'image', mediaType: 'image/png', data }]);
+ * // countTokens('What is this?') + IMAGE_PART_TOKENS
+ */
+export function countContentTokens(content: MessageContent): number {
+  if (typeof content === 'string') return countTokens(content);
+  let tokens = 0;
+  for (const part of content) {
+    if (part.type === 'text') tokens += countTokens(part.text);
+    else tokens += part.type === 'image' ? IMAGE_PART_TOKENS : FILE_PART_TOKENS;
+  }
+  return tokens;
+}
+
+/**
+ * Tokens of reasoning parts: the tokens of their texts. Opaque fields (signatures, redacted or encrypted data, ids)
+ * are not counted, like tool-call ids: a withheld part counts 0.
+ *
+ * @example
+ * countReasoningTokens(response.reasoning ?? []);
+ */
+export function countReasoningTokens(reasoning: readonly Pick<ReasoningPart, 'text'>[]): number {
+  return reasoning.reduce((sum, part) => sum + countTokens(part.text), 0);
+}
+
+/**
+ * Tokens of one message as a provider receives it: framing, the content (`countContentTokens`), and for an
+ * assistant message the texts of its reasoning (`countReasoningTokens`) and each tool call. Tool-call ids are not
+ * counted (they are opaque handles providers map to their own short ids).
  *
  * @example
  * countMessageTokens({ role: 'user', content: 'Weather in Paris?' });
  */
 export function countMessageTokens(message: Message): number {
-  const calls = message.role === 'assistant' ? (message.toolCalls ?? []) : [];
+  if (message.role !== 'assistant') return MESSAGE_OVERHEAD_TOKENS + countContentTokens(message.content);
   return (
     MESSAGE_OVERHEAD_TOKENS +
-    countTokens(contentText(message.content)) +
-    calls.reduce((sum, call) => sum + countToolCallTokens(call), 0)
+    countReasoningTokens(message.reasoning ?? []) +
+    countTokens(message.content) +
+    (message.toolCalls ?? []).reduce((sum, call) => sum + countToolCallTokens(call), 0)
   );
 }
 
@@ -152,27 +203,41 @@ export function countToolSpecTokens(spec: ToolSpec): number {
 }
 
 /**
- * Input tokens of a request: the reply priming, every message (system prompt, history, task) and every tool
- * schema. The sum of independent parts, so `countRequestTokens({messages: [...a, ...b]})` equals the count of
- * `a` plus the message counts of `b`. Pass `includeTools: false` when the model does not receive the tools.
+ * The JSON text a provider receives for a structured-output format: `{"name", "description", "schema"}`.
+ *
+ * @example
+ * renderResponseFormat({ type: 'json', name: 'weather', schema: { type: 'object' } });
+ * // '{"name":"weather","schema":{"type":"object"}}'
+ */
+export function renderResponseFormat(format: ResponseFormat): string {
+  return JSON.stringify({ name: format.name, description: format.description, schema: format.schema });
+}
+
+/**
+ * Input tokens of a request: the reply priming, every message (system prompt, history, task), every tool schema
+ * and the response format (`renderResponseFormat`) when there is one. The sum of independent parts, so
+ * `countRequestTokens({messages: [...a, ...b]})` equals the count of `a` plus the message counts of `b`. Pass
+ * `includeTools: false` when the model does not receive the tools.
  *
  * @example
  * const inputTokens = countRequestTokens({ messages, tools: registry.specs() });
  */
 export function countRequestTokens(
-  request: Pick<ModelRequest, 'messages' | 'tools'>,
+  request: Pick<ModelRequest, 'messages' | 'tools' | 'responseFormat'>,
   options: { includeTools?: boolean } = {},
 ): number {
   const tools = options.includeTools === false ? [] : (request.tools ?? []);
   return (
     REQUEST_OVERHEAD_TOKENS +
     request.messages.reduce((sum, message) => sum + countMessageTokens(message), 0) +
-    tools.reduce((sum, spec) => sum + countToolSpecTokens(spec), 0)
+    tools.reduce((sum, spec) => sum + countToolSpecTokens(spec), 0) +
+    (request.responseFormat === undefined ? 0 : countTokens(renderResponseFormat(request.responseFormat)))
   );
 }
 
 /**
- * Output tokens of an answer: its text plus each tool call (name and raw arguments).
+ * Output tokens of an answer, in the order they are generated: its reasoning texts (`countReasoningTokens`), its
+ * text, then each tool call (name and raw arguments).
  *
  * @example
  * countOutputTokens(await model.generate(request));
@@ -180,8 +245,10 @@ export function countRequestTokens(
 export function countOutputTokens(answer: {
   readonly text: string;
   readonly toolCalls: readonly Pick<ToolCall, 'toolName' | 'arguments'>[];
+  readonly reasoning?: readonly Pick<ReasoningPart, 'text'>[] | undefined;
 }): number {
   return (
+    countReasoningTokens(answer.reasoning ?? []) +
     countTokens(answer.text) +
     answer.toolCalls.reduce((sum, call) => sum + countTokens(call.toolName) + countTokens(call.arguments), 0)
   );
