@@ -13,6 +13,7 @@ const outcome = await runDemo(process.argv.slice(2), {
   stderr: (text) => process.stderr.write(text),
   environment: process.env,
   cwd: process.cwd(),
+  isTTY: process.stdout.isTTY === true,
   signal: stop.signal,
 });
 process.off('SIGINT', onSignal);

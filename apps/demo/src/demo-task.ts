@@ -1,5 +1,6 @@
 import type { TaskCall, TaskOutputs } from '@org/provider-scripted';
 import type { ToolRegistry } from '@org/tools';
+import type { TaskOutput } from './task-output.js';
 
 /** What the demo's tools need of a clock: simulated work sleeps on it (a virtual clock, or real timers). */
 export interface ToolClock {
@@ -45,8 +46,16 @@ export interface DemoTaskDefinition {
   readonly calls: readonly TaskCall[];
   /** The steps a plan returns to the model; default: the calls no other call references. */
   readonly outputSteps?: readonly string[];
-  /** The final answer, computed from what the model observed (so it quotes the real tool outputs). */
+  /**
+   * The final answer, computed from what the model observed (so it quotes the real tool outputs). For a task with
+   * `output`, the answer's JSON text (the offline model sends it as its final answer in the form the run asks for).
+   */
   readonly answer: (observed: TaskOutputs) => string;
+  /**
+   * A typed final answer: the run is given `output: schema` and ends with `result.output` validated against it
+   * (native structured output where the model declares it, else a terminal `final_answer` tool call).
+   */
+  readonly output?: TaskOutput;
 }
 
 /**

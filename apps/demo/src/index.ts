@@ -12,13 +12,19 @@ export {
   DemoUsageError,
   MissingCredentialsError,
 } from './errors.js';
+export { createLiveTrace, type LiveTrace, type LiveTraceOptions } from './live-trace.js';
 export { connectMemoryTools, memoryServerScript, memoryTask, TEAM_MEMORY } from './memory-task.js';
+export { answerAsRequested, createOfflineModel, type OfflineModelOptions } from './offline-model.js';
 export { type DemoArguments, parseDemoArguments, USAGE } from './parse-args.js';
 export {
   buildPlanTimeline,
+  criticalPathOf,
+  describeCriticalPath,
+  type ModelCallSpan,
+  type PlacedStep,
   type PlanTimeline,
+  planStepArguments,
   referencedSteps,
-  renderTimelineSvg,
   type TimelineStep,
 } from './plan-timeline.js';
 export {
@@ -27,10 +33,20 @@ export {
   OPENAI_APIS,
   type OpenAIApi,
   type OpenAIConnection,
+  type ProviderModelOptions,
   REAL_PROVIDERS,
   type RealProvider,
+  STRUCTURED_OUTPUT_ROUTES,
+  type StructuredOutputRoute,
 } from './providers.js';
-export { describeEvent, formatComparisonTable } from './report.js';
+export {
+  describeEvent,
+  type EarlyStart,
+  formatComparisonTable,
+  formatTypedOutput,
+  seconds,
+  stamp,
+} from './report.js';
 export { DEFAULT_OUT_DIR, type DemoIo, type DemoOutcome, runDemo } from './run-demo.js';
 export {
   MODE_LABELS,
@@ -39,12 +55,25 @@ export {
   type ModeRun,
   type RunTaskInModeOptions,
   runTaskInMode,
+  type TypedOutput,
+  type TypedOutputRoute,
 } from './run-mode.js';
+export {
+  buildRunTimeline,
+  earlyStartCount,
+  type RunTimeline,
+  type RunTimelineOptions,
+  summarizeRunTimeline,
+  type TimelineModelCall,
+  type TimelineToolCall,
+} from './run-timeline.js';
+export { defineTaskOutput, type TaskOutput } from './task-output.js';
 export {
   createWeatherTool,
   DEMO_TASKS,
   FAILING_SHOP,
   ORDERS,
+  OrdersReport,
   ordersTask,
   PAPERS,
   pricesTask,
@@ -53,3 +82,4 @@ export {
   WEATHER,
   weatherTask,
 } from './tasks.js';
+export { renderTimelineSvg } from './timeline-svg.js';

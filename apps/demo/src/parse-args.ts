@@ -1,7 +1,14 @@
 import { closestMatch } from '@org/core';
 import { LATENCY_PROFILES } from '@org/provider-scripted';
 import { DemoUsageError } from './errors.js';
-import { OPENAI_APIS, type OpenAIApi, REAL_PROVIDERS, type RealProvider } from './providers.js';
+import {
+  OPENAI_APIS,
+  type OpenAIApi,
+  REAL_PROVIDERS,
+  type RealProvider,
+  STRUCTURED_OUTPUT_ROUTES,
+  type StructuredOutputRoute,
+} from './providers.js';
 import { MODES, type Mode } from './run-mode.js';
 
 /** The demo's command line, parsed. */
@@ -18,7 +25,14 @@ export interface DemoArguments {
   /** With `--provider openai`: the server to call (an OpenAI-compatible server or a proxy), an http(s) URL. */
   readonly baseUrl?: string;
   readonly config?: string;
+  /**
+   * How a model is asked for a typed answer: `native` declares native structured output, `tool` declares none (the
+   * `final_answer` tool). Default: what the model declares (the scripted model: none; the adapters: native).
+   */
+  readonly structuredOutput?: StructuredOutputRoute;
   readonly quiet: boolean;
+  /** Start `eager` tools while the model is still writing (`--no-eager` turns it off, for comparison). */
+  readonly eager: boolean;
   /** Print each run's trace tree (OpenTelemetry spans, GenAI conventions). */
   readonly trace: boolean;
   readonly help: boolean;
@@ -32,15 +46,21 @@ export interface DemoArguments {
  */
 export const USAGE = `Usage: org-demo [options]
 
-Runs realistic tasks in ReAct, native function calling and plan mode, prints each step live and a comparison
-table, and writes an SVG timeline of every plan run. Offline by default (scripted model, simulated latency).
+Runs realistic tasks in ReAct, native function calling and plan mode, prints each step live (the model's text
+as it streams, the tools that start while it is still writing) and a comparison table, and writes an SVG
+timeline of every function-calling and plan run. Offline by default (scripted model, simulated latency).
 
 Options:
   --task <ids>        Tasks to run, comma-separated (default: all): weather, orders, research, prices, memory
   --mode <modes>      Modes to run, comma-separated (default: all): react, native, plan
   --latency <name>    Simulated model latency: fast, typical (default), slow
   --real-time         Spend simulated latency on real timers instead of the virtual clock
-  --out <dir>         Where to write the plan timelines (default: apps/demo/out)
+  --out <dir>         Where to write the run timelines (default: apps/demo/out)
+  --no-eager          Wait for each whole model answer before starting any tool (default: eager tools
+                      start as soon as their call is complete in the stream)
+  --structured-output <route>
+                      How a typed answer is asked for: native (responseFormat) or tool (a final_answer
+                      tool call); default: what the model declares (offline: tool)
   --provider <name>   Run on a real provider: openai (OPENAI_API_KEY), anthropic (ANTHROPIC_API_KEY),
                       bedrock (AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY or AWS_PROFILE, and AWS_REGION)
   --model <id>        The provider's model id (required with --provider)
@@ -104,7 +124,9 @@ const FLAGS = [
   '--api',
   '--base-url',
   '--config',
+  '--structured-output',
   '--quiet',
+  '--no-eager',
   '--trace',
   '--help',
 ];
@@ -130,7 +152,13 @@ export function parseDemoArguments(argv: readonly string[], taskIds: readonly st
         message: `unknown argument '${argument}'${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}. See --help.`,
       });
     }
-    if (flag === '--real-time' || flag === '--quiet' || flag === '--trace' || flag === '--help') {
+    if (
+      flag === '--real-time' ||
+      flag === '--quiet' ||
+      flag === '--no-eager' ||
+      flag === '--trace' ||
+      flag === '--help'
+    ) {
       flags.add(flag);
       continue;
     }
@@ -151,6 +179,7 @@ export function parseDemoArguments(argv: readonly string[], taskIds: readonly st
   const api = values.get('--api');
   const baseUrl = values.get('--base-url');
   const config = values.get('--config');
+  const structuredOutput = values.get('--structured-output');
   const parsed: DemoArguments = {
     tasks: values.has('--task') ? list('--task', values.get('--task') ?? '', taskIds) : [...taskIds],
     modes: values.has('--mode') ? list('--mode', values.get('--mode') ?? '', MODES) : [...MODES],
@@ -159,6 +188,7 @@ export function parseDemoArguments(argv: readonly string[], taskIds: readonly st
       'typical',
     realTime: flags.has('--real-time'),
     quiet: flags.has('--quiet'),
+    eager: !flags.has('--no-eager'),
     trace: flags.has('--trace'),
     help: flags.has('--help'),
     ...(outDir === undefined ? {} : { outDir }),
@@ -169,6 +199,15 @@ export function parseDemoArguments(argv: readonly string[], taskIds: readonly st
     ...(api === undefined ? {} : { api: list('--api', api, OPENAI_APIS)[0] as OpenAIApi }),
     ...(baseUrl === undefined ? {} : { baseUrl: httpUrl('--base-url', baseUrl) }),
     ...(config === undefined ? {} : { config }),
+    ...(structuredOutput === undefined
+      ? {}
+      : {
+          structuredOutput: list(
+            '--structured-output',
+            structuredOutput,
+            STRUCTURED_OUTPUT_ROUTES,
+          )[0] as StructuredOutputRoute,
+        }),
   };
   for (const flag of ['--api', '--base-url'] as const) {
     if (values.has(flag) && parsed.provider !== 'openai') {

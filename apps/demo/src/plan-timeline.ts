@@ -1,6 +1,7 @@
+import { readStrictJson } from '@org/core';
 import type { PlanResult } from '@org/plan-executor';
 
-/** One step of a plan run, placed in time (milliseconds from the plan's start). */
+/** One step of a plan run, placed in time (milliseconds from the timeline's origin). */
 export interface TimelineStep {
   readonly id: string;
   readonly tool: string;
@@ -16,18 +17,41 @@ export interface TimelineStep {
   readonly critical: boolean;
   /** For a skipped step: the failed step it traces back to. */
   readonly skippedBecauseOf?: string;
+  /**
+   * Started while a model call was still writing its answer (the plan streamed, its steps dispatched as they were
+   * written): that call's number in the live trace (its step + 1).
+   */
+  readonly startedDuringModelCall?: number;
 }
 
 /** A plan run, ready to draw. */
 export interface PlanTimeline {
   readonly title: string;
+  /** The `execute_tool_plan` call that ran it, when known (the plan events' `planId`). */
+  readonly planId?: string;
+  /** From the plan's start (its first step's) to its end (its last step's). */
   readonly durationMs: number;
   readonly steps: readonly TimelineStep[];
   /** The critical path, first step first. */
   readonly criticalPath: readonly string[];
+  /**
+   * The critical path began with the model writing its first step: that step started after the plan was running and
+   * after its dependencies had finished, in the instant the model call (this number: its step + 1) completed the step
+   * in its stream. A plan dispatched as it streams can be held up by its own writing.
+   */
+  readonly criticalPathAfterModelCall?: number;
 }
 
 const REFERENCE = /\$ref:([A-Za-z0-9_-]+)/g;
+
+/**
+ * A JSON text's value (read with the strict reader of `@org/core`: a plan is model output), or the text itself when
+ * it is not JSON.
+ */
+function jsonOrText(text: string): unknown {
+  const read = readStrictJson(text);
+  return read.ok ? read.value : text;
+}
 
 /**
  * The step ids an argument value references (`$ref:<id>...`, anywhere in strings, arrays and objects).
@@ -46,30 +70,130 @@ export function referencedSteps(value: unknown): string[] {
       Object.values(item).forEach(visit);
     }
   };
-  visit(typeof value === 'string' ? parseJson(value) : value);
+  visit(typeof value === 'string' ? jsonOrText(value) : value);
   return [...found];
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
+/**
+ * Each step's arguments by step id, in the plan's order, from a plan (its JSON text, as the model wrote it, or the
+ * parsed object). Entries that are not steps with a string id are left out: the plan executor reported those.
+ *
+ * @example
+ * planStepArguments('{"steps":[{"id":"a","tool":"t","arguments":{}}]}'); // Map { 'a' => {} }
+ */
+export function planStepArguments(plan: unknown): Map<string, unknown> {
+  const steps = new Map<string, unknown>();
+  const parsed = typeof plan === 'string' ? jsonOrText(plan) : plan;
+  const list =
+    typeof parsed === 'object' && parsed !== null && Object.hasOwn(parsed, 'steps')
+      ? (parsed as { steps?: unknown }).steps
+      : undefined;
+  if (!Array.isArray(list)) return steps;
+  for (const step of list) {
+    if (typeof step !== 'object' || step === null || !Object.hasOwn(step, 'id')) continue;
+    const { id } = step as { id?: unknown };
+    if (typeof id === 'string' && !steps.has(id)) {
+      steps.set(
+        id,
+        Object.hasOwn(step, 'arguments') ? (step as { arguments?: unknown }).arguments : undefined,
+      );
+    }
   }
+  return steps;
+}
+
+/** A step placed in time, before the critical path is known. */
+export type PlacedStep = Omit<TimelineStep, 'critical'>;
+
+/** How long after a dependency's end a step may start and still count as waiting for it (timers, real clocks). */
+const WAITED_FOR_TOLERANCE_MS = 1;
+
+/**
+ * The critical path of placed steps: from the last step to finish, back through the dependency that finished last
+ * (the one it waited for), first step first. The walk stops at a step that started well after its last dependency
+ * had finished: that step waited for something else (the model still writing it, a free slot), not for a step.
+ *
+ * @example
+ * criticalPathOf(steps); // ['oslo', 'compare']
+ */
+export function criticalPathOf(steps: readonly PlacedStep[]): string[] {
+  const byId = new Map(steps.map((step) => [step.id, step]));
+  const critical: string[] = [];
+  let current = [...steps].filter((step) => step.ran).sort((a, b) => b.endMs - a.endMs)[0];
+  while (current !== undefined && !critical.includes(current.id)) {
+    critical.unshift(current.id);
+    const startMs = current.startMs;
+    current = current.dependsOn
+      .map((id) => byId.get(id))
+      .filter((step): step is PlacedStep => step?.ran === true)
+      .sort((a, b) => b.endMs - a.endMs)
+      .find((step) => step.endMs >= startMs - WAITED_FOR_TOLERANCE_MS);
+  }
+  return critical;
+}
+
+/** What a plan's critical path may begin with besides a step: the model call that was writing it. */
+export interface ModelCallSpan {
+  /** The call's number (its step + 1). */
+  readonly modelCall: number;
+  readonly startMs: number;
+  readonly endMs: number;
+}
+
+/** The plan of placed steps, its critical path marked (and begun with the model call writing it, if one did). */
+export function planTimelineOf(
+  title: string,
+  steps: readonly PlacedStep[],
+  durationMs: number,
+  planId?: string,
+  modelCalls: readonly ModelCallSpan[] = [],
+): PlanTimeline {
+  const criticalPath = criticalPathOf(steps);
+  const first = steps.find((step) => step.id === criticalPath[0]);
+  const planStartMs = Math.min(...steps.filter((step) => step.ran).map((step) => step.startMs));
+  // The first step on the path started after the plan was running, when no step held it up: the model was still
+  // writing it (it started within a model call, or in the instant the call completed it).
+  const writer =
+    first !== undefined && first.startMs > planStartMs + WAITED_FOR_TOLERANCE_MS
+      ? modelCalls.find((call) => call.startMs <= first.startMs && first.startMs <= call.endMs)
+      : undefined;
+  return {
+    title,
+    ...(planId === undefined ? {} : { planId }),
+    durationMs,
+    steps: steps.map((step) => ({ ...step, critical: criticalPath.includes(step.id) })),
+    criticalPath,
+    ...(writer === undefined ? {} : { criticalPathAfterModelCall: writer.modelCall }),
+  };
 }
 
 /**
- * The timeline of a plan run: each step's start and end relative to the plan's start, and the critical path, found
- * by walking back from the last step to finish through the dependency that finished last (the one it waited for).
+ * A plan's critical path in words: `oslo → compare`, `model call 1 → compare` when the model's writing held the path
+ * up, `none` when no step ran.
+ *
+ * @example
+ * describeCriticalPath(plan); // 'model call 1 → compare'
+ */
+export function describeCriticalPath(plan: PlanTimeline): string {
+  const steps = plan.criticalPath.join(' → ');
+  if (plan.criticalPathAfterModelCall !== undefined)
+    return `model call ${plan.criticalPathAfterModelCall} → ${steps}`;
+  return steps === '' ? 'none' : steps;
+}
+
+/**
+ * The timeline of a plan run from the executor's result (`executePlan`): each step's start and end relative to the
+ * plan's start, and the critical path. A whole agent run, model calls included, is drawn from its events with
+ * `buildRunTimeline`.
  *
  * @example
  * const timeline = buildPlanTimeline('weather', result, planArguments);
  * timeline.criticalPath; // ['oslo', 'compare']
  */
 export function buildPlanTimeline(title: string, result: PlanResult, plan: unknown): PlanTimeline {
-  const rawSteps = readSteps(plan);
+  const rawSteps = planStepArguments(plan);
   const origin = result.startedAt;
-  const placed = result.steps.map((step) => {
+  const placed = result.steps.map((step): PlacedStep => {
     const raw = rawSteps.get(step.id);
     const ran = step.startedAt !== undefined;
     const endMs = (step.finishedAt ?? result.finishedAt) - origin;
@@ -84,153 +208,5 @@ export function buildPlanTimeline(title: string, result: PlanResult, plan: unkno
       ...(step.skippedBecauseOf === undefined ? {} : { skippedBecauseOf: step.skippedBecauseOf }),
     };
   });
-  const byId = new Map(placed.map((step) => [step.id, step]));
-  const critical: string[] = [];
-  let current = [...placed].filter((step) => step.ran).sort((a, b) => b.endMs - a.endMs)[0];
-  while (current !== undefined && !critical.includes(current.id)) {
-    critical.unshift(current.id);
-    current = current.dependsOn
-      .map((id) => byId.get(id))
-      .filter((step): step is NonNullable<typeof step> => step?.ran === true)
-      .sort((a, b) => b.endMs - a.endMs)[0];
-  }
-  return {
-    title,
-    durationMs: result.finishedAt - origin,
-    steps: placed.map((step) => ({ ...step, critical: critical.includes(step.id) })),
-    criticalPath: critical,
-  };
-}
-
-function readSteps(plan: unknown): Map<string, unknown> {
-  const steps = new Map<string, unknown>();
-  const parsed = typeof plan === 'string' ? parseJson(plan) : plan;
-  const list =
-    typeof parsed === 'object' && parsed !== null ? (parsed as { steps?: unknown }).steps : undefined;
-  if (!Array.isArray(list)) return steps;
-  for (const step of list) {
-    if (typeof step === 'object' && step !== null) {
-      const { id, arguments: args } = step as { id?: unknown; arguments?: unknown };
-      if (typeof id === 'string') steps.set(id, args);
-    }
-  }
-  return steps;
-}
-
-const ROW = 30;
-const BAR = 18;
-const CHART_WIDTH = 640;
-const TOP = 56;
-
-function escapeXml(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&apos;');
-}
-
-function tickStep(durationMs: number): number {
-  const rough = Math.max(durationMs, 1) / 8;
-  const magnitude = 10 ** Math.floor(Math.log10(rough));
-  for (const factor of [1, 2, 5, 10]) if (factor * magnitude >= rough) return factor * magnitude;
-  return 10 * magnitude;
-}
-
-const COLORS: Readonly<Record<string, string>> = {
-  success: '#4c9be8',
-  error: '#e5534b',
-  timeout: '#e5534b',
-  skipped: '#b0b7c3',
-  aborted: '#b0b7c3',
-  blocked: '#d4a72c',
-};
-
-/**
- * A self-contained SVG of a plan run: one bar per step against time, the critical path outlined and joined,
- * a time axis, and a legend. Each bar is a `rect` with `class="step"` (plus `critical` when on the path) and
- * `data-step`, `data-status`, `data-start-ms`, `data-end-ms`.
- *
- * @example
- * writeFileSync('weather-plan.svg', renderTimelineSvg(timeline));
- */
-export function renderTimelineSvg(timeline: PlanTimeline): string {
-  // Room for the longest "id · tool" label at about 7 px per character of the 12 px font.
-  const labelWidth = Math.max(
-    160,
-    ...timeline.steps.map((item) => Math.ceil(`${item.id} · ${item.tool}`.length * 7) + 24),
-  );
-  const duration = Math.max(timeline.durationMs, 1);
-  const scale = CHART_WIDTH / duration;
-  const height = TOP + timeline.steps.length * ROW + 60;
-  const width = labelWidth + CHART_WIDTH + 40;
-  const x = (ms: number): number => Math.round((labelWidth + ms * scale) * 10) / 10;
-  const parts: string[] = [];
-  parts.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
-    `<title>${escapeXml(`${timeline.title}: plan timeline`)}</title>`,
-    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
-    `<text x="12" y="22" font-size="15" font-weight="600">${escapeXml(timeline.title)}</text>`,
-    `<text x="12" y="40" fill="#555">${escapeXml(
-      `${timeline.steps.length} steps in ${Math.round(timeline.durationMs)} ms; critical path: ${timeline.criticalPath.join(' → ') || 'none'}`,
-    )}</text>`,
-  );
-  const step = tickStep(duration);
-  const axisY = TOP + timeline.steps.length * ROW + 8;
-  parts.push('<g class="axis" stroke="#ddd">');
-  for (let tick = 0; tick <= duration + 0.001; tick += step) {
-    parts.push(`<line x1="${x(tick)}" y1="${TOP - 4}" x2="${x(tick)}" y2="${axisY}"/>`);
-  }
-  parts.push('</g><g class="ticks" fill="#555" text-anchor="middle">');
-  for (let tick = 0; tick <= duration + 0.001; tick += step) {
-    parts.push(`<text x="${x(tick)}" y="${axisY + 14}">${tick} ms</text>`);
-  }
-  parts.push('</g>');
-  const centers = new Map<string, { start: number; end: number; y: number }>();
-  timeline.steps.forEach((item, index) => {
-    const y = TOP + index * ROW;
-    const start = x(item.startMs);
-    const barWidth = Math.max(x(item.endMs) - start, 2);
-    centers.set(item.id, { start, end: start + barWidth, y: y + BAR / 2 });
-    const label = `${item.id} · ${item.tool}`;
-    const classes = item.critical ? 'step critical' : 'step';
-    const stroke = item.critical ? ' stroke="#d1242f" stroke-width="2.5"' : '';
-    const fill = COLORS[item.status] ?? '#888';
-    const detail = item.ran
-      ? `${item.id} (${item.tool}): ${item.status}, ${Math.round(item.startMs)}–${Math.round(item.endMs)} ms`
-      : `${item.id} (${item.tool}): ${item.status}, never ran`;
-    parts.push(
-      `<text x="${labelWidth - 8}" y="${y + 13}" text-anchor="end">${escapeXml(label)}</text>`,
-      `<rect class="${classes}" data-step="${escapeXml(item.id)}" data-status="${escapeXml(item.status)}" data-start-ms="${Math.round(item.startMs)}" data-end-ms="${Math.round(item.endMs)}" x="${start}" y="${y}" width="${Math.round(barWidth * 10) / 10}" height="${BAR}" rx="3" fill="${fill}"${stroke}${item.ran ? '' : ' fill-opacity="0.5"'}><title>${escapeXml(detail)}</title></rect>`,
-    );
-    if (item.status !== 'success') {
-      const note =
-        item.skippedBecauseOf === undefined
-          ? item.status
-          : `${item.status} (${item.skippedBecauseOf} failed)`;
-      parts.push(`<text x="${start + barWidth + 6}" y="${y + 13}" fill="${fill}">${escapeXml(note)}</text>`);
-    }
-  });
-  const path = timeline.criticalPath
-    .map((id) => centers.get(id))
-    .filter((point): point is { start: number; end: number; y: number } => point !== undefined);
-  if (path.length > 1) {
-    const points = path
-      .flatMap((point) => [`${point.start},${point.y}`, `${point.end},${point.y}`])
-      .join(' ');
-    parts.push(
-      `<polyline class="critical-path" points="${points}" fill="none" stroke="#d1242f" stroke-width="1.5" stroke-dasharray="4 3"/>`,
-    );
-  }
-  const legendY = height - 16;
-  parts.push(
-    `<g class="legend"><rect x="12" y="${legendY - 10}" width="14" height="10" fill="${COLORS.success}" stroke="#d1242f" stroke-width="2"/>`,
-    `<text x="32" y="${legendY}">critical path</text>`,
-    `<rect x="130" y="${legendY - 10}" width="14" height="10" fill="${COLORS.success}"/><text x="150" y="${legendY}">success</text>`,
-    `<rect x="215" y="${legendY - 10}" width="14" height="10" fill="${COLORS.error}"/><text x="235" y="${legendY}">error</text>`,
-    `<rect x="285" y="${legendY - 10}" width="14" height="10" fill="${COLORS.skipped}"/><text x="305" y="${legendY}">skipped</text></g>`,
-    '</svg>',
-  );
-  return `${parts.join('\n')}\n`;
+  return planTimelineOf(title, placed, result.finishedAt - origin);
 }

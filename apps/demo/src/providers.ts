@@ -34,6 +34,26 @@ export interface OpenAIConnection {
   readonly baseURL?: string;
 }
 
+/** How a model is asked for a typed answer (`--structured-output`): natively, or through a `final_answer` tool call. */
+export type StructuredOutputRoute = 'native' | 'tool';
+
+/**
+ * The values `--structured-output` accepts.
+ *
+ * @example
+ * STRUCTURED_OUTPUT_ROUTES.includes(value as StructuredOutputRoute);
+ */
+export const STRUCTURED_OUTPUT_ROUTES: readonly StructuredOutputRoute[] = ['native', 'tool'];
+
+/** Options of {@link createProviderModel} beyond the provider and model. */
+export interface ProviderModelOptions extends OpenAIConnection {
+  /**
+   * Override the adapter's declared native structured output: `tool` for a server that has none (the run then asks
+   * for a typed answer through a `final_answer` tool call), `native` to declare it. Default: the adapter's declaration.
+   */
+  readonly structuredOutput?: StructuredOutputRoute;
+}
+
 /** Sent as the key to a server given with `--base-url` when `OPENAI_API_KEY` is unset: local servers ignore it. */
 const LOCAL_SERVER_API_KEY = 'not-needed';
 
@@ -143,7 +163,7 @@ export function createProviderModel(
   provider: RealProvider,
   modelId: string,
   environment: Environment,
-  connection: OpenAIConnection = {},
+  connection: ProviderModelOptions = {},
 ): LanguageModel {
   const explicitServer = provider === 'openai' && connection.baseURL !== undefined;
   const missing = explicitServer ? [] : missingCredentials(provider, environment);
@@ -154,6 +174,10 @@ export function createProviderModel(
       message: `--provider ${provider} needs credentials from the environment; missing: ${missing.join('; ')}.`,
     });
   }
+  const settings =
+    connection.structuredOutput === undefined
+      ? {}
+      : { capabilities: { structuredOutput: connection.structuredOutput === 'native' } };
   switch (provider) {
     case 'openai': {
       // --base-url, else OPENAI_BASE_URL (the SDK's own variable), points the demo at an OpenAI-compatible server.
@@ -161,16 +185,16 @@ export function createProviderModel(
       return createOpenAI({
         apiKey: variable(environment, 'OPENAI_API_KEY') ?? (explicitServer ? LOCAL_SERVER_API_KEY : ''),
         ...(baseURL === undefined ? {} : { baseURL }),
-      })(modelId, { api: connection.api ?? 'responses' });
+      })(modelId, { api: connection.api ?? 'responses', ...settings });
     }
     case 'anthropic':
-      return createAnthropic({ apiKey: environment.ANTHROPIC_API_KEY?.trim() ?? '' })(modelId);
+      return createAnthropic({ apiKey: environment.ANTHROPIC_API_KEY?.trim() ?? '' })(modelId, settings);
     case 'bedrock': {
       // missingCredentials made sure there is a region; credentials are left to the SDK's chain.
       const region = bedrockRegion(environment) ?? '';
       const profile = variable(environment, 'AWS_PROFILE');
       return withBedrockCredentialsHint(
-        createBedrock({ region, ...(profile === undefined ? {} : { profile }) })(modelId),
+        createBedrock({ region, ...(profile === undefined ? {} : { profile }) })(modelId, settings),
       );
     }
   }

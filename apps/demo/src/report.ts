@@ -1,9 +1,33 @@
-import type { RunEvent } from '@org/core';
+import { type RunEvent, readStrictJson } from '@org/core';
 import { TOOL_PLAN_TOOL_NAME } from '@org/plan-executor';
-import { MODE_LABELS, type ModeRun } from './run-mode.js';
+import { MODE_LABELS, type ModeRun, type TypedOutput } from './run-mode.js';
 
-function seconds(ms: number): string {
+/**
+ * Milliseconds as seconds with three decimals (`2.353 s`).
+ *
+ * @example
+ * seconds(2353); // '2.353 s'
+ */
+export function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(3)} s`;
+}
+
+/**
+ * The stamp that starts a live line: the time since the run started, on the run's clock.
+ *
+ * @example
+ * stamp(2353); // '  [+  2.353 s]'
+ */
+export function stamp(sinceStartMs: number): string {
+  return `  [+${seconds(sinceStartMs).padStart(9)}]`;
+}
+
+/** What a live line adds for a tool call or plan step that started before the model had finished its answer. */
+export interface EarlyStart {
+  /** The model call that was still writing (its step + 1). */
+  readonly modelCall: number;
+  /** The call started before its own arguments were complete (a tool that reads them as they stream). */
+  readonly argumentsStreaming?: boolean;
 }
 
 function shortJson(value: unknown, limit = 90): string {
@@ -24,13 +48,19 @@ export function describeEvent(
   options: {
     /** ReAct: the tools are described in the system prompt, not sent as native tools. */
     readonly toolsInPrompt?: boolean;
+    /** A `tool-call-started` or `plan-step-started` that came before the model finished writing its answer. */
+    readonly early?: EarlyStart;
   } = {},
 ): string | undefined {
-  const stamp = `  [+${seconds(event.timestamp - startedAt).padStart(9)}]`;
+  const at = stamp(event.timestamp - startedAt);
+  const early =
+    options.early === undefined
+      ? ''
+      : ` early, while model call ${options.early.modelCall} was still writing`;
   switch (event.type) {
     case 'inference-started': {
       const tools = options.toolsInPrompt === true ? 'tools in the prompt' : `${event.toolCount} tools`;
-      return `${stamp} model call ${event.step + 1} → ${event.messageCount} messages, ${tools}, tool choice ${event.toolChoice.type}`;
+      return `${at} model call ${event.step + 1} → ${event.messageCount} messages, ${tools}, tool choice ${event.toolChoice.type}`;
     }
     case 'inference-finished': {
       const answer =
@@ -39,36 +69,41 @@ export function describeEvent(
           : `asked for ${event.toolCalls.length} tool call${event.toolCalls.length === 1 ? '' : 's'}: ${event.toolCalls
               .map((call) => call.toolName)
               .join(', ')}`;
-      return `${stamp} model call ${event.step + 1} ← ${answer} (${event.usage.inputTokens} in / ${event.usage.outputTokens} out tokens, ${Math.round(event.durationMs)} ms)`;
+      return `${at} model call ${event.step + 1} ← ${answer} (${event.usage.inputTokens} in / ${event.usage.outputTokens} out tokens, ${Math.round(event.durationMs)} ms)`;
     }
-    case 'tool-call-started':
-      return `${stamp} tool ${event.action.toolName} ${shortJson(event.action.args)} started`;
+    case 'tool-call-started': {
+      const args =
+        options.early?.argumentsStreaming === true
+          ? '(its arguments still streaming)'
+          : shortJson(event.action.args);
+      return `${at} tool ${event.action.toolName} ${args} started${early}`;
+    }
     case 'tool-call-finished': {
       const observation = event.observation;
       const error = observation.error === undefined ? '' : `: ${observation.error.message}`;
       // A plan call succeeds as a call even when some of its steps failed: show the plan's own status.
       const plan = observation.toolName === TOOL_PLAN_TOOL_NAME ? planOutcome(observation.output) : undefined;
       if (observation.status === 'success' && plan !== undefined) {
-        return `${stamp} tool ${observation.toolName} ${plan.status} after ${Math.round(observation.durationMs)} ms: ${plan.summary}`;
+        return `${at} tool ${observation.toolName} ${plan.status} after ${Math.round(observation.durationMs)} ms: ${plan.summary}`;
       }
-      return `${stamp} tool ${observation.toolName} ${observation.status} after ${Math.round(observation.durationMs)} ms${error}`;
+      return `${at} tool ${observation.toolName} ${observation.status} after ${Math.round(observation.durationMs)} ms${error}`;
     }
     case 'plan-step-started':
-      return `${stamp}     plan step ${event.stepId} (${event.toolName}) started`;
+      return `${at}     plan step ${event.stepId} (${event.toolName}) started${early}`;
     case 'plan-step-finished': {
       const error = event.error === undefined ? '' : `: ${event.error.message}`;
-      return `${stamp}     plan step ${event.stepId} (${event.toolName}) ${event.status} after ${Math.round(event.durationMs)} ms${error}`;
+      return `${at}     plan step ${event.stepId} (${event.toolName}) ${event.status} after ${Math.round(event.durationMs)} ms${error}`;
     }
     case 'validation-failed':
-      return `${stamp} call ${event.toolName} rejected (${event.error.code}): ${event.error.message}`;
+      return `${at} call ${event.toolName} rejected (${event.error.code}): ${event.error.message}`;
     case 'decision-extraction-failed':
-      return `${stamp} unreadable ReAct decision (attempt ${event.attempt}): ${event.message}`;
+      return `${at} unreadable ReAct decision (attempt ${event.attempt}): ${event.message}`;
     case 'adjustment':
-      return `${stamp} adjustment (${event.adjustment.kind}): ${event.adjustment.message}`;
+      return `${at} adjustment (${event.adjustment.kind}): ${event.adjustment.message}`;
     case 'tool-call-intercepted':
-      return `${stamp} tool ${event.toolName} ${event.decision}: ${event.reason}`;
+      return `${at} tool ${event.toolName} ${event.decision}: ${event.reason}`;
     case 'run-finished':
-      return `${stamp} run finished: ${event.reason} after ${event.steps} steps`;
+      return `${at} run finished: ${event.reason} after ${event.steps} steps`;
     default:
       return undefined;
   }
@@ -77,14 +112,13 @@ export function describeEvent(
 /** The status and summary of a plan call's output (the text `formatPlanResult` wrote), when it has them. */
 function planOutcome(output: unknown): { readonly status: string; readonly summary: string } | undefined {
   if (typeof output !== 'string') return undefined;
-  try {
-    const parsed: unknown = JSON.parse(output);
-    if (typeof parsed !== 'object' || parsed === null) return undefined;
-    const { status, summary } = parsed as { status?: unknown; summary?: unknown };
-    return typeof status === 'string' && typeof summary === 'string' ? { status, summary } : undefined;
-  } catch {
-    return undefined;
-  }
+  const read = readStrictJson(output);
+  if (!read.ok || typeof read.value !== 'object' || read.value === null) return undefined;
+  const field = (name: string): unknown =>
+    Object.hasOwn(read.value as object, name) ? (read.value as Record<string, unknown>)[name] : undefined;
+  const status = field('status');
+  const summary = field('summary');
+  return typeof status === 'string' && typeof summary === 'string' ? { status, summary } : undefined;
 }
 
 function ratio(value: number, base: number | undefined): string {
@@ -119,9 +153,8 @@ export function formatComparisonTable(
   const rows = runs.map((run) => {
     const react = runs.find((other) => other.task.id === run.task.id && other.mode === 'react');
     const answer =
-      run.result.finishReason === 'final-answer' || run.result.finishReason === 'terminal-tool'
-        ? run.result.text
-        : `(${run.result.finishReason}${run.result.finishDetail === undefined ? '' : `: ${run.result.finishDetail}`})`;
+      run.answer ??
+      `(${run.result.finishReason}${run.result.finishDetail === undefined ? '' : `: ${run.result.finishDetail}`})`;
     return [
       run.task.id,
       MODE_LABELS[run.mode],
@@ -166,4 +199,31 @@ export function formatComparisonTable(
         ]
       : [];
   return [line(header), separator, ...rows.map(line), ...notes].join('\n');
+}
+
+/**
+ * A typed final answer, field by field (each value as JSON), under a line naming its schema and how the model was
+ * asked for it.
+ *
+ * @example
+ * for (const line of formatTypedOutput(run.typedOutput)) console.log(`   ${line}`);
+ * // typed answer (OrdersReport, through the final_answer tool), validated:
+ * //   customer          "ACME"
+ */
+export function formatTypedOutput(typed: TypedOutput): string[] {
+  const via =
+    typed.route === 'final_answer tool'
+      ? 'through the final_answer tool'
+      : typed.route === 'native structured output'
+        ? 'as native structured output'
+        : 'as JSON in the ReAct answer';
+  const fields =
+    typeof typed.value === 'object' && typed.value !== null && !Array.isArray(typed.value)
+      ? Object.entries(typed.value)
+      : [['(value)', typed.value] as const];
+  const width = Math.max(...fields.map(([name]) => name.length));
+  return [
+    `typed answer (${typed.name}, ${via}), validated:`,
+    ...fields.map(([name, value]) => `  ${name.padEnd(width)}  ${JSON.stringify(value) ?? 'undefined'}`),
+  ];
 }

@@ -5,8 +5,6 @@ import { type LanguageModel, OrgError, type ToolChoice } from '@org/core';
 import {
   type Clock,
   countTokens,
-  createScriptedModel,
-  createTaskScripts,
   createVirtualClock,
   LATENCY_PROFILES,
   realClock,
@@ -15,12 +13,15 @@ import { parseAgentConfig } from './agent-config.js';
 import { agentConfigToTask } from './agent-task.js';
 import type { DemoTask } from './demo-task.js';
 import { DemoUsageError } from './errors.js';
+import { createLiveTrace } from './live-trace.js';
+import { createOfflineModel } from './offline-model.js';
 import { type DemoArguments, parseDemoArguments, USAGE } from './parse-args.js';
-import { renderTimelineSvg } from './plan-timeline.js';
 import { createProviderModel } from './providers.js';
-import { describeEvent, formatComparisonTable } from './report.js';
+import { formatComparisonTable, formatTypedOutput } from './report.js';
 import { MODE_LABELS, type Mode, type ModeRun, runTaskInMode } from './run-mode.js';
+import { summarizeRunTimeline } from './run-timeline.js';
 import { DEMO_TASKS } from './tasks.js';
+import { renderTimelineSvg } from './timeline-svg.js';
 import { createTraceRecorder } from './trace-recorder.js';
 
 /** Where the demo writes and reads: the output streams, the environment and the working directory. */
@@ -29,6 +30,11 @@ export interface DemoIo {
   readonly stderr: (text: string) => void;
   readonly environment: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
+  /**
+   * `stdout` is a terminal: the model's text is printed as it streams, inline. Default false: each stretch of
+   * streamed text is printed once complete, on one stamped line (logs, CI, tests).
+   */
+  readonly isTTY?: boolean;
   /**
    * Stops the demo (the CLI aborts it on Ctrl-C): the run in progress ends at its next step, its servers are closed,
    * no further run starts, and the exit code is 130.
@@ -41,7 +47,7 @@ export interface DemoOutcome {
   /** 0: every run reached an answer; 1: a run failed; 2: bad arguments, agent file or credentials; 130: stopped. */
   readonly exitCode: number;
   readonly runs: readonly ModeRun[];
-  /** The SVG timelines written, absolute paths. */
+  /** The SVG timelines written (one per function-calling and plan run that called tools), absolute paths. */
   readonly timelines: readonly string[];
 }
 
@@ -55,7 +61,8 @@ export const DEFAULT_OUT_DIR = fileURLToPath(new URL('../out/', import.meta.url)
 
 /**
  * The demo, callable in process: parses `argv`, runs the tasks in each mode (offline on the scripted model unless
- * `--provider` is given), prints each step live, the comparison table and the timelines it wrote. Never throws
+ * `--provider` is given), prints each step live (the model's text as it streams, and the calls that started while
+ * it was writing), each typed answer field by field, the comparison table and the timelines it wrote. Never throws
  * for bad input: it prints the problem and returns exit code 2.
  *
  * @example
@@ -129,6 +136,7 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<Demo
       realModel = createProviderModel(options.provider, options.model ?? '', io.environment, {
         ...(options.api === undefined ? {} : { api: options.api }),
         ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }),
+        ...(options.structuredOutput === undefined ? {} : { structuredOutput: options.structuredOutput }),
       });
     }
   } catch (error) {
@@ -162,19 +170,21 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<Demo
       const clock: Clock = realModel === undefined && !options.realTime ? createVirtualClock() : realClock;
       const model =
         realModel ??
-        createScriptedModel({
-          script: createTaskScripts({
-            calls: task.calls,
-            answer: task.answer,
-            ...(task.outputSteps === undefined ? {} : { outputSteps: task.outputSteps }),
-          })[mode],
+        createOfflineModel(task, mode, {
           clock,
           latency,
-          ...(mode === 'react' ? { capabilities: { toolCalls: false } } : {}),
+          structuredOutput: options.structuredOutput === 'native',
         });
       print();
       print(`── ${task.id} · ${MODE_LABELS[mode]}`);
-      const startedAt = clock.now();
+      const trace = options.quiet
+        ? undefined
+        : createLiveTrace({
+            startedAt: clock.now(),
+            toolsInPrompt: mode === 'react',
+            inline: io.isTTY === true,
+            write: io.stdout,
+          });
       let run: ModeRun;
       try {
         run = await runTaskInMode(task, mode, {
@@ -184,26 +194,24 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<Demo
           ...(toolChoice === undefined ? {} : { toolChoice }),
           ...(maxParallelToolCalls === undefined ? {} : { maxParallelToolCalls }),
           ...(maxSteps === undefined ? {} : { maxSteps }),
+          ...(options.eager ? {} : { eagerToolExecution: false }),
           ...(traceRecorder === undefined ? {} : { runListener: traceRecorder.listener }),
-          onEvent: (event) => {
-            if (options.quiet) return;
-            const line = describeEvent(event, startedAt, { toolsInPrompt: mode === 'react' });
-            if (line !== undefined) print(line);
-          },
+          ...(trace === undefined ? {} : { onEvent: trace.onEvent }),
         });
       } catch (error) {
+        trace?.end();
         // A task's tools could not be opened (its MCP server did not start): the other runs go on.
         if (!OrgError.isInstance(error)) throw error;
         print(`   failed: ${error.message}`);
         setupFailures.push(`${task.id}/${mode} (${error.message})`);
         continue;
       }
+      trace?.end();
       runs.push(run);
-      const answer =
-        run.result.finishReason === 'final-answer'
-          ? run.result.text
-          : `(${run.result.finishReason}) ${run.result.finishDetail ?? ''}`;
-      print(`   answer: ${answer}`);
+      print(`   answer: ${run.answer ?? `(${run.result.finishReason}) ${run.result.finishDetail ?? ''}`}`);
+      if (run.typedOutput !== undefined) {
+        for (const line of formatTypedOutput(run.typedOutput)) print(`   ${line}`);
+      }
       if (run.connectedTools !== undefined) {
         const { source, realCallTimesMs } = run.connectedTools;
         const totalMs = realCallTimesMs.reduce((sum, ms) => sum + ms, 0);
@@ -215,16 +223,17 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<Demo
         print('   trace:');
         for (const line of traceRecorder.takeTree().split('\n')) print(`     ${line}`);
       }
-      run.plans.forEach((timeline, index) => {
+      // ReAct waits for each whole decision, so nothing there overlaps the model: its timeline would be a staircase.
+      if (mode !== 'react' && run.timeline.toolCalls.length > 0) {
         mkdirSync(outDir, { recursive: true });
-        const file = join(outDir, `${task.id}-${mode}${run.plans.length === 1 ? '' : `-${index + 1}`}.svg`);
-        writeFileSync(file, renderTimelineSvg(timeline));
+        const file = join(outDir, `${task.id}-${mode}.svg`);
+        writeFileSync(file, renderTimelineSvg(run.timeline));
         timelines.push(file);
         const shown = relative(io.cwd, file);
         print(
-          `   timeline: ${shown.startsWith('..') || isAbsolute(shown) ? file : shown} (${timeline.steps.length} steps in ${Math.round(timeline.durationMs)} ms, critical path ${timeline.criticalPath.join(' → ')})`,
+          `   timeline: ${shown.startsWith('..') || isAbsolute(shown) ? file : shown} (${summarizeRunTimeline(run.timeline)})`,
         );
-      });
+      }
     }
   }
   if (io.signal?.aborted) {
@@ -235,7 +244,7 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<Demo
   print(formatComparisonTable(runs, { simulated }));
   if (timelines.length > 0) {
     print();
-    print('Plan timelines (open in a browser):');
+    print('Run timelines (open in a browser):');
     for (const file of timelines) print(`  ${file}`);
   }
   const failed = runs.filter(

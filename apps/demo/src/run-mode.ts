@@ -1,9 +1,10 @@
 import type { LanguageModel, RunEvent, ToolChoice } from '@org/core';
-import { createToolPlanTool, type PlanResult, TOOL_PLAN_TOOL_NAME } from '@org/plan-executor';
+import { createToolPlanTool } from '@org/plan-executor';
 import { type AgentResult, createFunctionCallingPlanner, createReActPlanner, runAgent } from '@org/planner';
 import { ToolRegistry } from '@org/tools';
 import type { ConnectedTools, DemoTask, ToolClock } from './demo-task.js';
-import { buildPlanTimeline, type PlanTimeline } from './plan-timeline.js';
+import type { PlanTimeline } from './plan-timeline.js';
+import { buildRunTimeline, type RunTimeline } from './run-timeline.js';
 
 /** The three ways the demo runs a task. */
 export type Mode = 'react' | 'native' | 'plan';
@@ -50,6 +51,23 @@ export interface RunTaskInModeOptions {
   readonly toolChoice?: ToolChoice;
   /** Native function calling: calls accepted from one model answer (`1` also turns parallel calls off). */
   readonly maxParallelToolCalls?: number;
+  /**
+   * Start calls of `eager` tools as soon as they are complete in the model's stream (`runAgent`'s
+   * `eagerToolExecution`). Default true; `false` waits for each whole answer, for comparison.
+   */
+  readonly eagerToolExecution?: boolean;
+}
+
+/** How a run got its typed answer: the loop asks a model for it in one of three ways. */
+export type TypedOutputRoute = 'final_answer tool' | 'native structured output' | 'ReAct prompt';
+
+/** A run's typed final answer (a task with `output`). */
+export interface TypedOutput {
+  /** The schema's name (`OrdersReport`). */
+  readonly name: string;
+  /** `result.output`: parsed and validated against the schema. */
+  readonly value: unknown;
+  readonly route: TypedOutputRoute;
 }
 
 /** The outcome of one task in one mode. */
@@ -57,9 +75,18 @@ export interface ModeRun {
   readonly task: DemoTask;
   readonly mode: Mode;
   readonly result: AgentResult;
+  /**
+   * The final answer as the report says it (a typed answer in its task's words), or `undefined` when the run ended
+   * without one.
+   */
+  readonly answer: string | undefined;
+  /** For a task with `output`, when the run reached it. */
+  readonly typedOutput?: TypedOutput;
   /** On the run's clock: simulated milliseconds on a virtual clock, real ones otherwise. */
   readonly wallTimeMs: number;
-  /** One timeline per `execute_tool_plan` call (plan mode only). */
+  /** The run against time, from its events: model calls (with their time to first token), tool calls, plan steps. */
+  readonly timeline: RunTimeline;
+  /** One timeline per `execute_tool_plan` call (plan mode only): `timeline.plans`. */
   readonly plans: readonly PlanTimeline[];
   /**
    * For a task whose tools are connected (`connectTools`, an MCP server): where they ran and the measured real
@@ -71,15 +98,16 @@ export interface ModeRun {
 /**
  * Runs a task in one mode: ReAct (the ReAct planner, decisions as text), native function calling (the
  * function-calling planner, parallel calls) or plan mode (the function-calling planner with `execute_tool_plan`
- * offered beside the tools). Collects a timeline of every plan the model ran. A task with `connectTools` (an MCP
- * server) is connected first and closed after the run, also when it fails or is aborted.
+ * offered beside the tools). The model's answers stream; `eager` tools start as soon as their calls are complete in
+ * the stream. A task with `output` ends with a typed, validated answer. The run's events are kept as its timeline.
+ * A task with `connectTools` (an MCP server) is connected first and closed after the run, also when it fails or is
+ * aborted.
  *
  * @example
  * const clock = createVirtualClock();
- * const scripts = createTaskScripts({ calls: weatherTask.calls, answer: weatherTask.answer });
- * const model = createScriptedModel({ script: scripts.plan, clock, latency: LATENCY_PROFILES.typical });
+ * const model = createOfflineModel(weatherTask, 'plan', { clock, latency: LATENCY_PROFILES.typical });
  * const run = await runTaskInMode(weatherTask, 'plan', { model, clock });
- * console.log(run.result.text, run.result.roundTrips, run.wallTimeMs);
+ * console.log(run.answer, run.result.roundTrips, run.wallTimeMs, run.timeline.modelCalls);
  */
 export async function runTaskInMode(
   task: DemoTask,
@@ -105,20 +133,15 @@ async function runWithTools(
   connected?: ConnectedTools,
 ): Promise<ModeRun> {
   const { clock, onEvent } = options;
-  const planArguments = new Map<string, unknown>();
-  const planResults: { toolCallId: string; result: PlanResult }[] = [];
+  const events: RunEvent[] = [];
+  // The plan tool reports its steps to the loop, which delivers them as plan-step events (each naming its plan):
+  // the demo reads them there, whether the steps start after the plan is complete or while it streams.
   const registry =
     mode === 'plan'
       ? ToolRegistry.compose(
           tools,
           new ToolRegistry([
-            createToolPlanTool({
-              tools,
-              clock,
-              maxConcurrency: options.maxConcurrency ?? 8,
-              ...(onEvent === undefined ? {} : { onEvent }),
-              onPlanResult: (result, toolCallId) => planResults.push({ toolCallId, result }),
-            }),
+            createToolPlanTool({ tools, clock, maxConcurrency: options.maxConcurrency ?? 8 }),
           ]),
         )
       : tools;
@@ -140,39 +163,45 @@ async function runWithTools(
     clock,
     maxSteps: options.maxSteps ?? task.calls.length + 3,
     maxConcurrency: options.maxConcurrency ?? 8,
+    ...(options.eagerToolExecution === undefined ? {} : { eagerToolExecution: options.eagerToolExecution }),
+    ...(task.output === undefined ? {} : { output: task.output.schema }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     onEvent: (event) => {
       options.runListener?.(event);
-      if (event.type === 'tool-call-started' && event.action.toolName === TOOL_PLAN_TOOL_NAME) {
-        planArguments.set(event.action.id, event.action.args);
-      }
-      // Plan steps reach `onEvent` straight from the plan executor (above). The loop may also surface them from
-      // the plan tool's progress reports; dropping those here shows each step once whichever way it arrives.
-      if (
-        event.type !== 'tool-call-progress' &&
-        event.type !== 'plan-step-started' &&
-        event.type !== 'plan-step-finished'
-      ) {
-        onEvent?.(event);
-      }
+      // The plan steps' progress reports arrive again as the plan-step events they carry.
+      if (event.type === 'tool-call-progress') return;
+      events.push(event);
+      onEvent?.(event);
     },
   });
   const wallTimeMs = clock.now() - startedAt;
-  const plans = planResults.map(({ toolCallId, result: planResult }, index) =>
-    buildPlanTimeline(
-      `${task.title}: plan ${index + 1} (${MODE_LABELS[mode]})`,
-      planResult,
-      planArguments.get(toolCallId),
-    ),
-  );
+  const timeline = buildRunTimeline(`${task.title} (${MODE_LABELS[mode]})`, events, { origin: startedAt });
+  const answered = result.finishReason === 'final-answer' || result.finishReason === 'terminal-tool';
+  const typedOutput =
+    task.output === undefined || result.output === undefined
+      ? undefined
+      : { name: task.output.name, value: result.output, route: typedOutputRoute(mode, options.model) };
   return {
     task,
     mode,
     result,
+    answer: !answered
+      ? undefined
+      : typedOutput === undefined
+        ? result.text
+        : task.output?.summarize(typedOutput.value),
+    ...(typedOutput === undefined ? {} : { typedOutput }),
     wallTimeMs,
-    plans,
+    timeline,
+    plans: timeline.plans,
     ...(connected === undefined
       ? {}
       : { connectedTools: { source: connected.source, realCallTimesMs: connected.realCallTimesMs() } }),
   };
+}
+
+/** The way the loop asks a model for a typed answer (see `AgentOptions.output` of `@org/planner`). */
+function typedOutputRoute(mode: Mode, model: LanguageModel): TypedOutputRoute {
+  if (mode === 'react') return 'ReAct prompt';
+  return model.capabilities.structuredOutput === true ? 'native structured output' : 'final_answer tool';
 }

@@ -3,6 +3,7 @@ import { defineTool, type Tool, ToolRegistry } from '@org/tools';
 import { z } from 'zod';
 import type { DemoTask, ToolClock } from './demo-task.js';
 import { memoryTask } from './memory-task.js';
+import { defineTaskOutput } from './task-output.js';
 
 /**
  * A table entry by a name the model chose: own entries only, so a city, order id or topic such as `constructor` or
@@ -14,6 +15,10 @@ function entryOf<Entry>(table: Readonly<Record<string, Entry>>, name: string): E
 
 const CONCISE =
   'You are a precise assistant. Use the tools for every fact; never invent numbers. Answer in one or two sentences.';
+
+// Every tool of these tasks only reads (a lookup, a search) or computes from its arguments: none has a side effect a
+// discarded answer would regret, so each is `eager` and may start the moment its call is complete in the model's
+// stream. (The MCP task's tools are not: two of them write, and see memory-task.ts for the reads.)
 
 // ---------------------------------------------------------------------------------------------------------------
 // Weather across cities: four independent lookups, then one comparison (n = 5, depth 2).
@@ -49,6 +54,7 @@ export function createWeatherTool(
     description: 'Current weather of a city: temperature in degrees Celsius and conditions.',
     input: z.object({ city: z.string().describe('City name, e.g. Paris') }),
     output: reading,
+    eager: true,
     execute: async ({ city }, context) => {
       const entry = entryOf(WEATHER, city);
       await clock.sleep(entry?.latencyMs ?? 500, context.signal);
@@ -65,6 +71,7 @@ function weatherTools(clock: ToolClock): ToolRegistry {
       name: 'compare_temperatures',
       description: 'Ranks weather readings from warmest to coldest and gives the spread in degrees Celsius.',
       input: z.object({ readings: z.array(reading).min(2) }),
+      eager: true,
       execute: async ({ readings }, context) => {
         await clock.sleep(60, context.signal);
         const ranking = [...readings].sort((a, b) => b.temperatureC - a.temperatureC);
@@ -164,6 +171,7 @@ function ordersTools(clock: ToolClock): ToolRegistry {
       name: 'search_orders',
       description: 'Searches orders by customer and status; returns matching order ids, newest first.',
       input: z.object({ customer: z.string(), status: z.enum(['open', 'delayed', 'delivered']) }),
+      eager: true,
       execute: async ({ customer, status }, context) => {
         await clock.sleep(550, context.signal);
         const ids = status === 'delayed' && customer.toLowerCase() === 'acme' ? Object.keys(ORDERS) : [];
@@ -175,6 +183,7 @@ function ordersTools(clock: ToolClock): ToolRegistry {
       description: 'Details of one order: amount in euros, days late, carrier.',
       input: z.object({ id: z.string().describe('Order id, e.g. A-1042') }),
       output: order,
+      eager: true,
       execute: async ({ id }, context) => {
         const entry = entryOf(ORDERS, id);
         await clock.sleep(entry?.latencyMs ?? 300, context.signal);
@@ -193,6 +202,7 @@ function ordersTools(clock: ToolClock): ToolRegistry {
       description:
         'Statistics over orders: total value, average delay, and the carrier with the most late days.',
       input: z.object({ orders: z.array(order).min(1) }),
+      eager: true,
       execute: async ({ orders }, context) => {
         await clock.sleep(120, context.signal);
         const lateDaysByCarrier = new Map<string, number>();
@@ -224,15 +234,51 @@ interface OrderAnalysis {
 }
 
 /**
- * The data analysis: search, then each record's details, then an analysis over them.
+ * The typed answer of the data-analysis task: what a dashboard or a ticket would take from it, validated.
  *
  * @example
- * await runTaskInMode(ordersTask, 'plan', { model, clock }); // search → 3 × get_order → analyse_orders
+ * const result = await runAgent({ model, tools, task: ordersTask.prompt, output: OrdersReport });
+ * result.output?.worstCarrier.name; // 'Rapid Freight', typed
+ */
+export const OrdersReport = z.object({
+  customer: z.string().describe('The customer, as searched'),
+  orderIds: z.array(z.string()).describe('The delayed orders, newest first'),
+  delayedOrders: z.number().int().describe('How many orders are delayed'),
+  totalAmountEUR: z.number().describe('Their total value in euros'),
+  averageDaysLate: z.number().describe('Average days late, one decimal'),
+  worstCarrier: z
+    .object({ name: z.string(), lateDays: z.number().int() })
+    .describe('The carrier with the most late days, and how many'),
+});
+
+/** The report the informed model writes from what it observed, or `undefined` when the analysis failed. */
+function ordersReport({ outputs }: TaskOutputs): z.output<typeof OrdersReport> | undefined {
+  const analysis = outputs.analysis as OrderAnalysis | undefined;
+  const search = outputs.search as { customer?: string; orders?: { id: string }[] } | undefined;
+  if (analysis === undefined || search === undefined) return undefined;
+  return {
+    customer: search.customer ?? 'unknown',
+    orderIds: (search.orders ?? []).map((entry) => entry.id),
+    delayedOrders: analysis.count,
+    totalAmountEUR: analysis.totalAmountEUR,
+    averageDaysLate: analysis.averageDaysLate,
+    worstCarrier: { name: analysis.worstCarrier, lateDays: analysis.worstCarrierLateDays },
+  };
+}
+
+/**
+ * The data analysis: search, then each record's details, then an analysis over them, answered as a typed
+ * {@link OrdersReport} (`runAgent({ output })`).
+ *
+ * @example
+ * const run = await runTaskInMode(ordersTask, 'plan', { model, clock }); // search → 3 × get_order → analyse_orders
+ * run.result.output; // { customer: 'ACME', delayedOrders: 3, ... }, validated against OrdersReport
  */
 export const ordersTask: DemoTask = {
   id: 'orders',
   title: 'Delayed orders analysis',
-  summary: 'a search, the details of each record found, then an analysis (n = 5 calls, depth 3)',
+  summary:
+    'a search, the details of each record found, then an analysis, answered as a typed OrdersReport (n = 5 calls, depth 3)',
   systemPrompt: CONCISE,
   prompt:
     "How much is tied up in ACME's delayed orders, how late are they on average, and which carrier is to blame?",
@@ -250,15 +296,24 @@ export const ordersTask: DemoTask = {
       arguments: { orders: ['$ref:order1', '$ref:order2', '$ref:order3'] },
     },
   ],
-  answer: ({ outputs, errors }) => {
-    const analysis = outputs.analysis as OrderAnalysis | undefined;
-    if (analysis === undefined)
-      return `I could not analyse the orders: ${Object.keys(errors).join(', ')} failed.`;
-    return (
-      `ACME has ${analysis.count} delayed orders worth €${analysis.totalAmountEUR}, ${analysis.averageDaysLate} days ` +
-      `late on average; ${analysis.worstCarrier} accounts for the most late days (${analysis.worstCarrierLateDays}).`
-    );
+  // The report quotes the search (customer, order ids) as well as the analysis: a plan returns both.
+  outputSteps: ['search', 'analysis'],
+  // The informed model answers with the report's JSON; without an analysis it can only say what failed, which the
+  // run then refuses as not matching the schema (StructuredOutputError after one repair round trip).
+  answer: (observed) => {
+    const report = ordersReport(observed);
+    if (report === undefined)
+      return `I could not analyse the orders: ${Object.keys(observed.errors).join(', ')} failed.`;
+    return JSON.stringify(report);
   },
+  output: defineTaskOutput(
+    'OrdersReport',
+    OrdersReport,
+    (report) =>
+      `${report.customer} has ${report.delayedOrders} delayed orders worth €${report.totalAmountEUR}, ` +
+      `${report.averageDaysLate} days late on average; ${report.worstCarrier.name} accounts for the most late days ` +
+      `(${report.worstCarrier.lateDays}).`,
+  ),
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -301,6 +356,7 @@ function researchTools(clock: ToolClock): ToolRegistry {
         'Searches the literature index for a topic: number of papers this year and the most cited one.',
       input: z.object({ topic: z.string() }),
       output: finding,
+      eager: true,
       execute: async ({ topic }, context) => {
         const entry = entryOf(PAPERS, topic.toLowerCase());
         await clock.sleep(entry?.latencyMs ?? 500, context.signal);
@@ -311,6 +367,7 @@ function researchTools(clock: ToolClock): ToolRegistry {
       name: 'synthesize',
       description: 'Ranks research findings by activity and names the busiest and quietest topics.',
       input: z.object({ findings: z.array(finding).min(1) }),
+      eager: true,
       execute: async ({ findings }, context) => {
         await clock.sleep(200, context.signal);
         const ranked = [...findings].sort((a, b) => b.papers - a.papers);
@@ -395,6 +452,7 @@ function priceTools(clock: ToolClock): ToolRegistry {
       name: 'get_price',
       description: "A shop's current price for a product, in the shop's currency.",
       input: z.object({ shop: z.enum(['northwind', 'contoso', 'globex']), product: z.string() }),
+      eager: true,
       execute: async ({ shop, product }, context) => {
         const entry = entryOf(SHOPS, shop);
         await clock.sleep(entry?.latencyMs ?? 400, context.signal);
@@ -406,6 +464,7 @@ function priceTools(clock: ToolClock): ToolRegistry {
       name: 'convert_currency',
       description: 'Converts an amount between currencies at today’s rate.',
       input: z.object({ amount: z.number(), from: z.enum(['EUR', 'USD']), to: z.enum(['EUR', 'USD']) }),
+      eager: true,
       execute: async ({ amount, from, to }, context) => {
         await clock.sleep(150, context.signal);
         const rate = from === to ? 1 : from === 'USD' ? 0.92 : 1.087;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createTaskScripts } from '@org/provider-scripted';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEMO_TASKS, type DemoOutcome, runDemo } from '../src/index.js';
+import { DEMO_TASKS, type DemoOutcome, referencedSteps, runDemo } from '../src/index.js';
 import { assertWellFormedXml } from './xml.js';
 
 const outDir = mkdtempSync(join(tmpdir(), 'org-demo-'));
@@ -12,6 +12,7 @@ afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 async function demo(
   argv: readonly string[],
   environment: Record<string, string | undefined> = {},
+  isTTY = false,
 ): Promise<DemoOutcome & { stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
@@ -24,6 +25,7 @@ async function demo(
     },
     environment,
     cwd: process.cwd(),
+    isTTY,
   });
   return { ...outcome, stdout, stderr };
 }
@@ -95,6 +97,26 @@ describe('the demo, end to end offline', () => {
       /model call 1 ← asked for 4 tool calls: get_weather, get_weather, get_weather, get_weather/,
     );
     expect(outcome.stdout).toMatch(/tool get_weather \{"city":"Oslo"\} started/);
+    // The model's answers stream: each stretch of text once, stamped with when it started and ended streaming.
+    expect(outcome.stdout).toMatch(
+      /\[\+ +\d+\.\d{3} s\] model call 3 wrote, streamed from \+\d+\.\d{3} s: Madrid is the warmest at 27°C/,
+    );
+    expect(outcome.stdout).toMatch(/model call 1 … writing a call to execute_tool_plan/);
+    // Eager tools start as soon as their call is complete in the stream, while the model writes the next one.
+    expect(outcome.stdout).toContain(
+      'tool get_weather {"city":"Paris"} started early, while model call 1 was still writing',
+    );
+    expect(outcome.stdout).toContain(
+      'tool search_papers {"topic":"speculative decoding"} started early, while model call 1 was still writing',
+    );
+    // The typed answer of the orders task, field by field, in every mode.
+    expect(
+      outcome.stdout.match(/typed answer \(OrdersReport, through the final_answer tool\), validated:/g),
+    ).toHaveLength(2);
+    expect(outcome.stdout).toContain('typed answer (OrdersReport, as JSON in the ReAct answer), validated:');
+    expect(
+      outcome.stdout.match(/\n {5}worstCarrier {5}\{"name":"Rapid Freight","lateDays":15\}\n/g),
+    ).toHaveLength(3);
     expect(outcome.stdout).toMatch(/plan step compare \(compare_temperatures\) started/);
     expect(outcome.stdout).toMatch(/plan step oslo \(get_weather\) success after 690 ms/);
     expect(outcome.stdout).toMatch(
@@ -156,52 +178,75 @@ describe('the demo, end to end offline', () => {
     // The same numbers as the runs returned.
     for (const run of outcome.runs) {
       expect(run.result.finishReason).toBe('final-answer');
-      expect(run.result.text).toBe(EXPECTED_ANSWERS[run.task.id]);
+      expect(run.answer).toBe(EXPECTED_ANSWERS[run.task.id]);
+      if (run.task.id === 'orders')
+        expect(run.result.output).toMatchObject({ customer: 'ACME', delayedOrders: 3 });
+      else expect(run.result.text).toBe(EXPECTED_ANSWERS[run.task.id]);
     }
 
-    // One timeline per plan run, each path printed.
+    // One timeline per function-calling and plan run, each path printed.
     expect(outcome.timelines.map((file) => basename(file))).toEqual(
-      DEMO_TASKS.map((task) => `${task.id}-plan.svg`),
+      DEMO_TASKS.flatMap((task) => [`${task.id}-native.svg`, `${task.id}-plan.svg`]),
     );
     for (const file of outcome.timelines) expect(outcome.stdout).toContain(file);
   });
 
-  it('writes well-formed SVG timelines: one bar per plan step, the critical path marked', async () => {
+  it('writes well-formed SVG timelines: the model calls, one bar per plan step, the critical path marked', async () => {
     const outcome = await demo(['--out', outDir, '--quiet']);
     expect(outcome.exitCode).toBe(0);
-    const expectedCriticalPaths: Record<string, string[]> = {
-      weather: ['oslo', 'compare'],
-      orders: ['search', 'order2', 'analysis'],
-      research: ['mixture_of_experts', 'synthesis'],
-      prices: ['contoso'],
-    };
-    // The MCP task's steps take real time, so which branch finishes last varies from run to run.
-    const memoryCriticalPaths = [
-      ['service', 'people'],
-      ['service', 'link'],
-      ['incident', 'link'],
-    ];
     for (const task of DEMO_TASKS) {
       const svg = readFileSync(join(outDir, `${task.id}-plan.svg`), 'utf8');
       assertWellFormedXml(svg);
       expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
       const bars = [
-        ...svg.matchAll(/<rect class="(step(?: critical)?)" data-step="([^"]+)" data-status="([^"]+)"/g),
-      ];
-      expect(bars.map((bar) => bar[2])).toEqual(task.calls.map((call) => call.id));
-      const critical = bars.filter((bar) => bar[1] === 'step critical').map((bar) => bar[2]);
-      if (task.id === 'memory') {
-        expect(memoryCriticalPaths).toContainEqual(critical);
-        expect(svg).toContain(`critical path: ${critical.join(' → ')}`);
-        continue;
-      }
-      expect({ task: task.id, critical }).toEqual({
-        task: task.id,
-        critical: expectedCriticalPaths[task.id],
+        ...svg.matchAll(
+          /<rect class="(step(?: critical)?(?: early)?)" data-step="([^"]+)" data-status="([^"]+)" data-start-ms="(\d+)" data-end-ms="(\d+)"/g,
+        ),
+      ].map(([, classes = '', id = '', status = '', startMs = '', endMs = '']) => ({
+        critical: classes.startsWith('step critical'),
+        id,
+        status,
+        startMs: Number(startMs),
+        endMs: Number(endMs),
+      }));
+      expect(bars.map((bar) => bar.id)).toEqual(task.calls.map((call) => call.id));
+      // The model's two calls (the plan, the answer) on the same axis, each with its time to first token.
+      expect(
+        svg.match(/<rect class="model-call" data-model-call="\d+"[^>]* data-first-token-ms="\d+"/g),
+      ).toHaveLength(2);
+
+      // The critical path (when its steps start depends on how fast the model writes the plan, as steps are
+      // dispatched while it streams): it ends with the last step to finish (of those that ran), each step on it
+      // waited for the one before, and a first step that waited for something other than a step waited for the
+      // model writing it.
+      const critical = bars.filter((bar) => bar.critical);
+      expect(critical.length).toBeGreaterThan(0);
+      const ran = bars.filter((bar) => bar.status !== 'skipped');
+      expect(critical.at(-1)?.endMs).toBe(Math.max(...ran.map((bar) => bar.endMs)));
+      const dependencies = new Map(task.calls.map((call) => [call.id, referencedSteps(call.arguments)]));
+      critical.forEach((bar, index) => {
+        const previous = critical[index - 1];
+        if (previous !== undefined) expect(dependencies.get(bar.id)).toContain(previous.id);
       });
-      expect(svg).toContain(`critical path: ${expectedCriticalPaths[task.id]?.join(' → ')}`);
-      if ((expectedCriticalPaths[task.id]?.length ?? 0) > 1) expect(svg).toContain('class="critical-path"');
+      const described = new RegExp(
+        `critical path: (model call 1 → )?${critical.map((bar) => bar.id).join(' → ')} ·`,
+      ).exec(svg);
+      expect(described, `${task.id}: ${critical.map((bar) => bar.id).join(' → ')}`).not.toBeNull();
+      const first = critical[0];
+      if (described?.[1] === undefined) {
+        expect(dependencies.get(first?.id ?? '')).toEqual([]);
+      }
+      if (critical.length > 1 || described?.[1] !== undefined) expect(svg).toContain('class="critical-path"');
     }
+    // Function calling: the eager lookups start inside the first model call's bar.
+    const weather = readFileSync(join(outDir, 'weather-native.svg'), 'utf8');
+    assertWellFormedXml(weather);
+    const firstCall = /<rect class="model-call" data-model-call="1"[^>]* data-end-ms="(\d+)"/.exec(weather);
+    const early = [
+      ...weather.matchAll(/<rect class="tool-call early" data-tool-call="(\w+)"[^>]* data-start-ms="(\d+)"/g),
+    ];
+    expect(early.map((bar) => bar[1])).toEqual(['paris', 'rome', 'oslo']);
+    for (const bar of early) expect(Number(bar[2])).toBeLessThan(Number(firstCall?.[1]));
     const prices = readFileSync(join(outDir, 'prices-plan.svg'), 'utf8');
     expect(prices).toContain('data-step="globex" data-status="error"');
     expect(prices).toContain('data-step="convert" data-status="skipped"');
@@ -215,6 +260,49 @@ describe('the demo, end to end offline', () => {
     const help = await demo(['--help']);
     expect(help.exitCode).toBe(0);
     expect(help.stdout).toContain('Usage: org-demo');
+    expect(help.stdout).toContain('--no-eager');
+  });
+
+  it('--no-eager waits for each whole answer: nothing starts early, and the same run takes longer', async () => {
+    const argv = ['--task', 'weather', '--mode', 'native', '--out', outDir];
+    const eager = await demo(argv);
+    const waiting = await demo([...argv, '--no-eager']);
+    expect([eager.exitCode, waiting.exitCode]).toEqual([0, 0]);
+    expect(eager.stdout).toContain('started early');
+    expect(waiting.stdout).not.toContain('started early');
+    expect(waiting.runs[0]?.answer).toBe(EXPECTED_ANSWERS.weather);
+    // Simulated time on a virtual clock is deterministic: compared, not timed.
+    expect(waiting.runs[0]?.wallTimeMs).toBeGreaterThan(
+      eager.runs[0]?.wallTimeMs ?? Number.POSITIVE_INFINITY,
+    );
+  });
+
+  it('--structured-output native asks the offline model for the typed answer natively', async () => {
+    const native = await demo([
+      '--task',
+      'orders',
+      '--mode',
+      'plan',
+      '--structured-output',
+      'native',
+      '--out',
+      outDir,
+    ]);
+    expect(native.exitCode).toBe(0);
+    expect(native.stdout).toContain('typed answer (OrdersReport, as native structured output), validated:');
+    expect(native.runs[0]?.answer).toBe(EXPECTED_ANSWERS.orders);
+    const bad = await demo(['--structured-output', 'natve']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain("--structured-output: unknown value 'natve' (did you mean 'native'?)");
+  });
+
+  it('on a terminal, prints the model text inline as it streams', async () => {
+    const tty = await demo(['--task', 'prices', '--mode', 'native', '--out', outDir], {}, true);
+    expect(tty.exitCode).toBe(0);
+    expect(tty.stdout).toMatch(
+      /\[\+ +\d+\.\d{3} s\] model call 2 writes: Cheapest that answered: contoso at €315 \(northwind €329\)\. Globex could not be checked: its price service failed\.\n/,
+    );
+    expect(tty.stdout).not.toContain('wrote, streamed from');
   });
 
   it('rejects a bad flag or value with exit code 2 and a did-you-mean', async () => {
