@@ -75,6 +75,7 @@ const EXPECTED_EXPORTS = {
   '@org/provider-conformance': ['runConformanceSuite', 'projectModelRequest'],
   '@org/mcp': ['connectMcp', 'serveMcp', 'serveMcpHttp', 'createMcpServer', 'mcpToolInfo'],
   '@org/otel': ['otelListener', 'formatSpanTree'],
+  '@org/restate': ['createRestateAgent', 'createRestateToolService', 'restateToolSource'],
 };
 
 /**
@@ -134,6 +135,14 @@ const SMOKE_CALLS = {
     listener({ type: 'run-finished', timestamp: 1, runId: 'r1', reason: 'final-answer', steps: 0,
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } });
     listener.endOpenSpans();
+  `,
+  // Options are checked where the workflow is made; a valid one is a Restate workflow definition. Nothing is served.
+  '@org/restate': `
+    assert.throws(() => mod.createRestateAgent({ name: 'a b', agent: {} }),
+      (error) => mod.InvalidRestateAgentOptionError.isInstance(error));
+    const agent = mod.createRestateAgent({ name: 'smoke', agent: () => ({ model: {} }) });
+    assert.equal(agent.name, 'smoke');
+    assert.deepEqual(mod.restateToolSource('weather-tools'), { service: 'weather-tools', prefix: '' });
   `,
 };
 

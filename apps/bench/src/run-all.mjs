@@ -17,6 +17,7 @@ const BENCHES = [
   ['overhead.bench.mjs', quick ? ['--quick'] : []],
   ['package-benches.mjs', []],
   ['footprint.bench.mjs', []],
+  ['durable.bench.mjs', []],
 ];
 
 function runBench(file, args) {

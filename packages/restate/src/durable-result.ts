@@ -1,0 +1,26 @@
+import { OrgError } from '@org/core';
+import type { AgentResult } from '@org/planner';
+import { toJsonValue } from '@org/tools';
+import type { ApprovalRecord, DurableAgentResult } from './restate-agent-types.js';
+
+/**
+ * A run's result as the workflow's output: JSON data (tool outputs as `toJsonValue` of `@org/tools` writes them),
+ * the error as `{ name, code, message }`, and the approvals the run waited for. A paused state never leaves the
+ * workflow: the run waits for its approval instead of returning it.
+ */
+export function durableResult(result: AgentResult, approvals: readonly ApprovalRecord[]): DurableAgentResult {
+  const { error, state: _state, pendingApprovals: _pending, ...data } = result;
+  return {
+    ...(toJsonValue(data) as unknown as Omit<DurableAgentResult, 'error' | 'approvals'>),
+    ...(error === undefined
+      ? {}
+      : {
+          error: {
+            name: error.name,
+            ...(OrgError.isInstance(error) ? { code: error.code } : {}),
+            message: error.message,
+          },
+        }),
+    approvals,
+  };
+}

@@ -1,0 +1,136 @@
+import { type Action, errorMessageOf, type ModelResponse, OrgError } from '@org/core';
+import { defaultToolExecutor, type RunEffects, type ToolExecutorContext } from '@org/planner';
+import type { ToolObservation, ToolRunView } from '@org/tools';
+import { CancelledError, type RunOptions, TerminalError } from '@restatedev/restate-sdk';
+import type { DurableRuntime } from './durable-runtime.js';
+import { DurableModelCallError } from './errors.js';
+import { journaledModelResponse, journaledObservation } from './journal-values.js';
+import { mapInOrder } from './map-in-order.js';
+import type { DurableRetryPolicy } from './restate-agent-types.js';
+
+/** Options of {@link durableRunEffects}. */
+export interface DurableRunEffectsOptions {
+  readonly runtime: DurableRuntime;
+  /**
+   * Tools whose calls run in the workflow body, not as one journaled step: the plan tool (each of its steps is
+   * journaled) and the tool services' tools (each call is a durable call).
+   */
+  readonly inBodyTools: ReadonlySet<string>;
+  readonly modelRetry: DurableRetryPolicy | undefined;
+  /** Told the run view of each step's calls, for plan steps to pass on to their tools. */
+  readonly onRunView: (run: ToolRunView) => void;
+}
+
+/** Attempts of a journaled tool call whose executor threw (a bug: tool failures are observations, not throws). */
+const TOOL_CALL_ATTEMPTS = 3;
+
+/** The retry options of model calls: retryable provider errors are retried by the engine, with backoff. */
+function modelRetryOptions(policy: DurableRetryPolicy | undefined): RunOptions<unknown> {
+  return {
+    maxRetryAttempts: policy?.maxAttempts ?? 6,
+    initialRetryInterval: policy?.initialIntervalMs ?? 1_000,
+    maxRetryInterval: policy?.maxIntervalMs ?? 30_000,
+    retryIntervalFactor: 2,
+  };
+}
+
+/**
+ * A model call's failure, for the engine: a retryable provider error as it is (the engine retries the call), any
+ * other as a `TerminalError` carrying the provider's code, journaled so that a replay fails the same way.
+ */
+function modelCallFailure(error: unknown): unknown {
+  if (OrgError.isInstance(error) && error.retryable) return error;
+  const code = OrgError.isInstance(error) ? error.code : error instanceof Error ? error.name : typeof error;
+  return new TerminalError(errorMessageOf(error), { metadata: { code } });
+}
+
+/** The context of a call that runs in the workflow body: no wall-clock deadline there (see `JournalClock`). */
+function inBody(context: ToolExecutorContext): ToolExecutorContext {
+  return { ...context, timeoutMs: undefined };
+}
+
+/**
+ * The `RunEffects` of a durable run: each model call and each tool call is a journaled step, time is the journal's,
+ * ids are seeded on the invocation. On replay every journaled effect resolves with its first result, without calling
+ * the model or the tool again.
+ *
+ * - A model call journals its response (JSON). A retryable provider error is retried by the engine (`modelRetry`);
+ *   any other, or the last retry's, is journaled as the call's failure and ends the run with `error`.
+ * - A tool call journals its observation: validation, hooks, the deadline and the output budget all run inside the
+ *   journaled step. Calls of the plan tool and of the tool services' tools run in the workflow body instead: a plan's
+ *   steps are journaled one by one, a remote call is a durable call.
+ */
+export function durableRunEffects(options: DurableRunEffectsOptions): RunEffects {
+  const { runtime, inBodyTools } = options;
+  const retry = modelRetryOptions(options.modelRetry);
+
+  const journaledToolCall = async (
+    action: Action,
+    context: ToolExecutorContext,
+  ): Promise<ToolObservation> => {
+    const journaled = await runtime.journal(
+      `tool ${action.toolName} (${action.id})`,
+      async () => {
+        // Measured on the wall clock: this runs once, and what it measures is journaled with it.
+        const [observation] = await defaultToolExecutor.execute([action], { ...context, now: Date.now });
+        return { observation: journaledObservation(observation as ToolObservation), at: Date.now() };
+      },
+      { maxRetryAttempts: TOOL_CALL_ATTEMPTS },
+    );
+    runtime.clock.advanceTo(journaled.at);
+    return journaled.observation;
+  };
+
+  return {
+    async callModel(info, call): Promise<ModelResponse> {
+      const what = `model call ${info.step}.${info.index}`;
+      let journaled: { response: ModelResponse; at: number };
+      try {
+        journaled = await runtime.journal(
+          what,
+          async () => {
+            let response: ModelResponse;
+            try {
+              response = await call();
+            } catch (error) {
+              throw modelCallFailure(error);
+            }
+            try {
+              return {
+                response: journaledModelResponse(response, `the response of ${what}`),
+                at: Date.now(),
+              };
+            } catch (error) {
+              throw modelCallFailure(error);
+            }
+          },
+          retry as RunOptions<{ response: ModelResponse; at: number }>,
+        );
+      } catch (error) {
+        // A cancelled run (Restate's cancel API) stays cancelled; anything else the engine kept retrying is its own.
+        if (!(error instanceof TerminalError) || error instanceof CancelledError) throw error;
+        const causeCode = error.metadata?.code;
+        throw new DurableModelCallError({
+          step: info.step,
+          message: error.message,
+          ...(causeCode === undefined ? {} : { causeCode }),
+          cause: error,
+        });
+      }
+      runtime.clock.advanceTo(journaled.at);
+      return journaled.response;
+    },
+    toolExecutor: {
+      execute(actions, context) {
+        options.onRunView(context.run);
+        return mapInOrder(actions, context.maxConcurrency, async (action) => {
+          if (!inBodyTools.has(action.toolName)) return journaledToolCall(action, context);
+          const [observation] = await defaultToolExecutor.execute([action], inBody(context));
+          return observation as ToolObservation;
+        });
+      },
+    },
+    now: runtime.clock.now,
+    newId: (kind) => `${kind}_${runtime.newId()}`,
+  };
+}

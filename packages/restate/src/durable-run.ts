@@ -1,0 +1,166 @@
+import { type Action, errorMessageOf, OrgError } from '@org/core';
+import { createToolPlanTool } from '@org/plan-executor';
+import { type AgentOptions, type AgentResult, type ResumeTokenStore, runAgent } from '@org/planner';
+import { type Tool, ToolRegistry, type ToolRunView, toJsonValue } from '@org/tools';
+import { TerminalError, type WorkflowContext } from '@restatedev/restate-sdk';
+import { approvalPromiseName, PENDING_APPROVAL_KEY } from './approval.js';
+import { durableResult } from './durable-result.js';
+import { durableRunEffects } from './durable-run-effects.js';
+import { DurableRuntime } from './durable-runtime.js';
+import { durableStepRunner } from './durable-step-runner.js';
+import type {
+  ApprovalInput,
+  ApprovalRecord,
+  DurableAgentResult,
+  DurableAgentSettings,
+  PendingApproval,
+  RestateAgentInput,
+  RestateAgentOptions,
+} from './restate-agent-types.js';
+import { loadToolSource } from './restate-tool-source.js';
+import { checkRunInput, leadingSystemMessages } from './run-input.js';
+
+/**
+ * Resumes claim nothing outside the journal: a pause is resumed from the decision its durable promise received, which
+ * the engine lets one approval set, once. A replay resumes it again, from the same journal, as it must.
+ */
+const JOURNALED_RESUME: ResumeTokenStore = Object.freeze({ claim: () => true });
+
+/** An error thrown by `runAgent` or the agent's setup, as the engine needs it: final, not retried. */
+function terminal(error: unknown, what: string): unknown {
+  if (error instanceof TerminalError || !OrgError.isInstance(error)) return error;
+  // A tool service that answers out of protocol is a bad gateway; other invalid values are the caller's.
+  const status =
+    error.code === 'invalid_remote_tool_response' ? 502 : /^invalid_/.test(error.code) ? 400 : 500;
+  return new TerminalError(`${what}: ${errorMessageOf(error)}`, {
+    errorCode: status,
+    metadata: { code: error.code },
+  });
+}
+
+async function orTerminal<T>(what: string, run: () => Promise<T> | T): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw terminal(error, what);
+  }
+}
+
+/** The agent's settings for this run, from the options (a factory is called with the run). */
+function settingsOf(
+  options: RestateAgentOptions,
+  runId: string,
+  input: RestateAgentInput,
+): DurableAgentSettings {
+  if (typeof options.agent !== 'function') return options.agent;
+  let settings: DurableAgentSettings;
+  try {
+    settings = options.agent({ runId, input });
+  } catch (error) {
+    throw new TerminalError(`The agent factory threw: ${errorMessageOf(error)}`, { errorCode: 500 });
+  }
+  if (typeof settings !== 'object' || settings === null || typeof settings.model !== 'object') {
+    throw new TerminalError('The agent factory returned no settings with a model.', { errorCode: 500 });
+  }
+  return settings;
+}
+
+/**
+ * The tools a run offers, built for this invocation: this process's tools, the tool services' (described by a
+ * journaled call), and the plan tool over all of them, its steps journaled one by one.
+ */
+async function toolsOf(
+  settings: DurableAgentSettings,
+  runtime: DurableRuntime,
+  runView: () => ToolRunView | undefined,
+): Promise<{ readonly tools: ToolRegistry; readonly inBody: Set<string> }> {
+  const remote: Tool[] = [];
+  for (const source of settings.toolSources ?? []) {
+    remote.push(...(await loadToolSource(source, runtime, { timeoutMs: settings.toolTimeoutMs })));
+  }
+  const inBody = new Set(remote.map((tool) => tool.name));
+  const local = settings.tools === undefined ? [] : ToolRegistry.from(settings.tools).list();
+  const offered = ToolRegistry.from([...local, ...remote]);
+  if (settings.plan === undefined || settings.plan === false) return { tools: offered, inBody };
+  const planOptions = settings.plan === true ? {} : settings.plan;
+  const planTool = createToolPlanTool({
+    ...planOptions,
+    tools: offered,
+    clock: runtime.clock.asPlanClock(),
+    runner: durableStepRunner({
+      runtime,
+      registry: offered,
+      remoteTools: new Set(inBody),
+      hooks: settings.hooks,
+      injected: settings.injected,
+      timeoutMs: settings.toolTimeoutMs,
+      outputBudgetBytes: settings.outputBudgetBytes,
+      runView,
+    }),
+  });
+  inBody.add(planTool.name);
+  return { tools: ToolRegistry.from([...offered.list(), planTool]), inBody };
+}
+
+/**
+ * The workflow's `run` handler: runs the agent with every effect journaled; when it pauses for approval, records
+ * what waits (`status` shows it), waits on a durable promise (suspended, for as long as it takes, surviving restarts),
+ * and resumes with the decision `approve` gave it, in the same workflow.
+ */
+export async function runDurableAgent(
+  ctx: WorkflowContext,
+  rawInput: unknown,
+  options: RestateAgentOptions,
+): Promise<DurableAgentResult> {
+  const input = checkRunInput(rawInput);
+  const runId = ctx.key;
+  const settings = settingsOf(options, runId, input);
+  const runtime = await DurableRuntime.start(ctx);
+  let runView: ToolRunView | undefined;
+  const { tools, inBody } = await orTerminal('The agent could not be set up', () =>
+    toolsOf(settings, runtime, () => runView),
+  );
+  const { plan: _plan, toolSources: _toolSources, tools: _tools, ...agentOptions } = settings;
+  const base: AgentOptions = {
+    ...agentOptions,
+    tools,
+    runId,
+    resumeTokenStore: JOURNALED_RESUME,
+    effects: durableRunEffects({
+      runtime,
+      inBodyTools: inBody,
+      modelRetry: options.modelRetry,
+      onRunView: (view) => {
+        runView = view;
+      },
+    }),
+  };
+  let result: AgentResult = await orTerminal('The run could not start', () =>
+    runAgent({
+      ...base,
+      ...(input.task === undefined ? {} : { task: input.task }),
+      ...(input.messages === undefined ? {} : { messages: input.messages }),
+    }),
+  );
+  const approvals: ApprovalRecord[] = [];
+  while (result.finishReason === 'approval-required' && result.state !== undefined) {
+    const pending: PendingApproval = {
+      round: approvals.length + 1,
+      actions: toJsonValue(result.pendingApprovals ?? []) as unknown as Action[],
+    };
+    ctx.set(PENDING_APPROVAL_KEY, pending);
+    const approval = await runtime.promise<ApprovalInput>(approvalPromiseName(pending.round));
+    ctx.clear(PENDING_APPROVAL_KEY);
+    approvals.push({ round: pending.round, actions: pending.actions, decisions: approval.decisions });
+    const state = result.state;
+    const system = leadingSystemMessages(input);
+    result = await orTerminal('The run could not resume', () =>
+      runAgent({
+        ...base,
+        ...(system.length === 0 ? {} : { messages: system }),
+        resume: { state, decisions: approval.decisions },
+      }),
+    );
+  }
+  return durableResult(result, approvals);
+}

@@ -1,0 +1,61 @@
+import { type RunOptions, serde, type WorkflowContext } from '@restatedev/restate-sdk';
+import { CompletionSequencer } from './completion-sequencer.js';
+import { JournalClock } from './journal-clock.js';
+import { strictJsonSerde } from './strict-json-serde.js';
+
+const JSON_SERDE = strictJsonSerde<unknown>();
+
+/**
+ * What one invocation of a durable run journals through: the workflow context, awaited only through its
+ * `CompletionSequencer`, and the journal's clock. Made once per invocation (a replay makes a new one).
+ */
+export class DurableRuntime {
+  readonly ctx: WorkflowContext;
+  readonly #sequencer = new CompletionSequencer();
+  readonly clock: JournalClock;
+
+  private constructor(ctx: WorkflowContext) {
+    this.ctx = ctx;
+    this.clock = new JournalClock(0);
+  }
+
+  /** The runtime of this invocation, its clock set to the run's journaled start. */
+  static async start(ctx: WorkflowContext): Promise<DurableRuntime> {
+    const runtime = new DurableRuntime(ctx);
+    runtime.clock.advanceTo(await runtime.journal('run started at', async () => Date.now()));
+    return runtime;
+  }
+
+  /**
+   * Runs `action` once, as a journaled step named `name`, and resolves with its journaled value: on replay, with the
+   * value of the first execution, without running `action` again.
+   */
+  async journal<T>(name: string, action: () => Promise<T>, options?: RunOptions<T>): Promise<T> {
+    return this.#sequencer.await(
+      options === undefined ? this.ctx.run(name, action) : this.ctx.run(name, action, options),
+    );
+  }
+
+  /** Calls a handler of another Restate service (a durable call: sent once, its answer journaled), raw bytes back. */
+  call(service: string, method: string, parameter: unknown): Promise<Uint8Array> {
+    return this.#sequencer.await(
+      this.ctx.genericCall({
+        service,
+        method,
+        parameter,
+        inputSerde: JSON_SERDE,
+        outputSerde: serde.binary,
+      }),
+    );
+  }
+
+  /** Waits for the workflow's durable promise `name` (resolved by another handler, once). */
+  promise<T>(name: string): Promise<T> {
+    return this.#sequencer.await(this.ctx.promise<T>(name).get());
+  }
+
+  /** A fresh id a replay sees again (seeded on the invocation id). */
+  newId(): string {
+    return this.ctx.rand.uuidv4();
+  }
+}
