@@ -109,9 +109,12 @@ describe('the streaming loop through the openai SDK', () => {
       15,
     );
     close = server.close;
-    const model = createOpenAI({ apiKey: 'sk-e2e-test-key', baseURL: server.baseURL, maxRetries: 0 })('gpt-e2e', {
-      api: 'chat',
-    });
+    const model = createOpenAI({ apiKey: 'sk-e2e-test-key', baseURL: server.baseURL, maxRetries: 0 })(
+      'gpt-e2e',
+      {
+        api: 'chat',
+      },
+    );
     const result = await runAgent({ model, tools: [searchTool(started)], task: 'Score alpha and beta.' });
     expect(result.text).toBe('alpha scores 5, beta 4.');
     expect(started.map((start) => start.query)).toEqual(['alpha', 'beta']);
@@ -142,9 +145,12 @@ describe('the streaming loop through the openai SDK', () => {
       10,
     );
     close = server.close;
-    const model = createOpenAI({ apiKey: 'sk-e2e-test-key', baseURL: server.baseURL, maxRetries: 0 })('gpt-e2e', {
-      api: 'chat',
-    });
+    const model = createOpenAI({ apiKey: 'sk-e2e-test-key', baseURL: server.baseURL, maxRetries: 0 })(
+      'gpt-e2e',
+      {
+        api: 'chat',
+      },
+    );
     const events: string[] = [];
     const result = await runAgent({
       model,
