@@ -21,11 +21,17 @@ describe('createToolPlanTool', () => {
     expect(createToolPlanTool({ tools: createTestTools(), describeOutputs: false }).description).toBe(
       TOOL_PLAN_DESCRIPTION,
     );
-    expect(tool.inputSchema).toMatchObject({
+    // Both forms of steps: the object the description teaches, and the list.
+    expect(tool.inputSchema).toEqual({
       type: 'object',
       required: ['steps'],
-      properties: { steps: { type: 'array', maxItems: 500 }, output_steps: { type: 'array' } },
+      properties: {
+        steps: { type: ['object', 'array'] },
+        output_steps: { type: 'array', items: { type: 'string' } },
+      },
     });
+    expect(TOOL_PLAN_DESCRIPTION).toContain('steps: {ID: {TOOL: ARGS}}');
+    expect(TOOL_PLAN_DESCRIPTION).not.toContain('"');
     const [spec] = new ToolRegistry([tool]).specs({ target: 'anthropic' });
     expect(spec?.name).toBe('execute_tool_plan');
   });

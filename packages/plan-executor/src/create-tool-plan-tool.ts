@@ -1,4 +1,4 @@
-import type { JsonSchema, RunEvent } from '@org/core';
+import type { JsonSchema, RunEvent, RunEventListener } from '@org/core';
 import {
   defineTool,
   InvalidToolOptionError,
@@ -6,6 +6,7 @@ import {
   type ToolExecutionContext,
   ToolRegistry,
 } from '@org/tools';
+import { systemClock } from './clock.js';
 import { describeOutputs } from './describe-outputs.js';
 import { checkPlanOptions, type ExecutePlanOptions, executePlan } from './execute-plan.js';
 import { formatPlanResult } from './format-plan-result.js';
@@ -14,6 +15,7 @@ import { TOOL_PLAN_TOOL_NAME } from './plan.js';
 import { PlanOptionsError } from './plan-options-error.js';
 import type { PlanResult } from './plan-result.js';
 import type { StepRunner } from './step-runner.js';
+import { StreamingPlan } from './streaming-plan.js';
 
 /** Options of {@link createToolPlanTool}. */
 export interface ToolPlanToolOptions
@@ -44,18 +46,20 @@ export interface ToolPlanToolOptions
 }
 
 /**
- * The description a model reads: scheduling, references and failure rules in about 80 tokens (the schema gives the
- * shape; the benchmark prints the exact count of both). It holds no double quotes: a provider receives it inside
- * JSON, where each one costs an escape. Extend it rather than replace it when your tools need more guidance.
+ * The description a model reads: the steps-object form, references, failure rules and what comes back, in about 80
+ * tokens (the schema gives the rest; the benchmark prints the exact count of both). It teaches the cheapest form a
+ * model writes reliably (docs/plan-mode.md has the measurements); the list form `[{id, tool, arguments}]` is
+ * accepted too. It holds no double quotes: a provider receives it inside JSON, where each one costs an escape. Extend
+ * it rather than replace it when your tools need more guidance.
  *
  * @example
  * createToolPlanTool({ tools, description: `${TOOL_PLAN_DESCRIPTION} Prefer one plan over many single calls.` });
  */
 export const TOOL_PLAN_DESCRIPTION =
   "Runs tool calls as steps in one go, in parallel unless a step uses another's result. " +
-  "A string argument $ref:ID is step ID's output and $ref:ID.key.0 a part of it (quoted like any string); " +
-  'inside longer text it is inserted as text. Steps using a failed step are skipped. ' +
-  'output_steps: ids whose results you need (default all).';
+  "steps: {ID: {TOOL: ARGS}}; in ARGS, $ID is step ID's output and $ID.key.0 a part of it, also inside text " +
+  '($$ for $). Steps using a failed step are skipped. ' +
+  'Returns the results of steps no step uses, or of output_steps: [ID].';
 
 /**
  * How much earlier than its call's deadline a plan ends its steps, so that its summary is returned before the call
@@ -66,28 +70,14 @@ function planDeadline(callTimeoutMs: number): number {
   return callTimeoutMs > 2 * margin ? callTimeoutMs - margin : callTimeoutMs / 2;
 }
 
-// Every token here is paid on each request that offers the tool: property names say what they hold, and only
-// what a model cannot guess is described.
-function inputSchema(maxSteps: number): JsonSchema {
+// Every token here is paid on each request that offers the tool: the description teaches the shape, and the schema
+// only says what it must be. Both forms of `steps` pass (the object the description teaches, and the list); the plan
+// reader checks each step, with messages that say how to fix it.
+function inputSchema(): JsonSchema {
   return {
     type: 'object',
     properties: {
-      steps: {
-        type: 'array',
-        minItems: 1,
-        maxItems: maxSteps,
-        items: {
-          type: 'object',
-          properties: {
-            id: { type: 'string' },
-            tool: { type: 'string' },
-            // A JSON string is accepted as it is, so that the plan executor reads it with the same reader and repairs
-            // as a direct call's arguments (a coercion here would refuse a trailing comma before the plan saw it).
-            arguments: { type: ['object', 'string'], additionalProperties: true },
-          },
-          required: ['id', 'tool', 'arguments'],
-        },
-      },
+      steps: { type: ['object', 'array'] },
       output_steps: { type: 'array', items: { type: 'string' } },
     },
     required: ['steps'],
@@ -117,46 +107,87 @@ export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
   // Checked now, so a bad timeout or limit fails where the tool is made, not at the model's first plan.
   const checked = checkPlanOptions(rest);
   const executeOptions: ExecutePlanOptions = { ...rest, tools };
-  const maxSteps = checked.limits.maxSteps;
   const outputs = description === undefined && withOutputs !== false ? describeOutputs(tools) : '';
+
+  /** The plan's deadline for this call: its own `timeoutMs`, shortened to end a little before the call's. */
+  const timeoutFor = (context: ToolExecutionContext): number | undefined => {
+    // The call's deadline (runAgent's toolTimeoutMs, the caller's timeoutMs) bounds the plan, which ends a little
+    // earlier: the model then learns what finished, instead of a bare timeout of the whole call.
+    const callTimeoutMs = context.timeoutMs;
+    const fromCall = callTimeoutMs === undefined ? undefined : planDeadline(callTimeoutMs);
+    return fromCall === undefined
+      ? checked.timeoutMs
+      : Math.min(fromCall, checked.timeoutMs ?? Number.POSITIVE_INFINITY);
+  };
+  const listenerFor = (context: ToolExecutionContext): RunEventListener => {
+    const userListener = executeOptions.onEvent;
+    return (event: RunEvent): void => {
+      userListener?.(event);
+      context.reportProgress(event);
+    };
+  };
+  const answer = (result: PlanResult, context: ToolExecutionContext): string => {
+    onPlanResult?.(result, context.toolCallId);
+    // Fitted to the call's output budget, so that no cut after this one can hide a failure.
+    return formatPlanResult(
+      result,
+      context.outputBudgetBytes === undefined ? {} : { budgetBytes: context.outputBudgetBytes },
+    );
+  };
+
   return defineTool({
     name: TOOL_PLAN_TOOL_NAME,
     description:
       description ?? (outputs === '' ? TOOL_PLAN_DESCRIPTION : `${TOOL_PLAN_DESCRIPTION} ${outputs}`),
-    input: inputSchema(maxSteps),
+    input: inputSchema(),
     // Step arguments are free-form objects, which strict mode cannot express: never sent strict, and that is a
     // property of the tool, not an adjustment to report on every request.
     strict: false,
     nestedTools: executeOptions.tools,
+    // A plan may start before the model's answer is complete only when none of its steps could be regretted: every
+    // tool it may call is eager and needs no approval (the registry as it is now; register tools first).
+    eager: tools.list().every((tool) => tool.eager && tool.needsApproval === false),
     execute: async (args: Record<string, unknown>, context) => {
-      const userListener = executeOptions.onEvent;
-      const onEvent = (event: RunEvent): void => {
-        userListener?.(event);
-        context.reportProgress(event);
-      };
-      // The call's deadline (runAgent's toolTimeoutMs, the caller's timeoutMs) bounds the plan, which ends a little
-      // earlier: the model then learns what finished, instead of a bare timeout of the whole call.
-      const callTimeoutMs = context.timeoutMs;
-      const fromCall = callTimeoutMs === undefined ? undefined : planDeadline(callTimeoutMs);
-      const timeoutMs =
-        fromCall === undefined
-          ? executeOptions.timeoutMs
-          : Math.min(fromCall, executeOptions.timeoutMs ?? Number.POSITIVE_INFINITY);
+      const timeoutMs = timeoutFor(context);
       const result = await executePlan(args, {
         ...executeOptions,
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
         runner: runner ?? nestedRunner(context, executeOptions.tools),
-        onEvent,
+        onEvent: listenerFor(context),
         signal: context.signal,
         actionIdPrefix: `${context.toolCallId}/`,
         planId: context.toolCallId,
       });
-      onPlanResult?.(result, context.toolCallId);
-      // Fitted to the call's output budget, so that no cut after this one can hide a failure.
-      return formatPlanResult(
-        result,
-        context.outputBudgetBytes === undefined ? {} : { budgetBytes: context.outputBudgetBytes },
-      );
+      return answer(result, context);
+    },
+    // While the model writes the plan: each step is added the moment its object is complete; steps of eager tools
+    // start as soon as their inputs are ready, the others once the whole plan is known (`input.arguments`).
+    executeStreaming: async (input, context) => {
+      const clock = executeOptions.clock ?? systemClock;
+      const timeoutMs = timeoutFor(context);
+      const plan = new StreamingPlan({
+        tools,
+        runner: runner ?? nestedRunner(context, tools),
+        clock,
+        maxConcurrency: checked.maxConcurrency,
+        stepTimeoutMs: checked.stepTimeoutMs,
+        onEvent: listenerFor(context),
+        actionIdPrefix: `${context.toolCallId}/`,
+        signal: context.signal,
+        approveStep: executeOptions.approveStep,
+        planId: context.toolCallId,
+        deadline: timeoutMs === undefined ? undefined : clock.now() + timeoutMs,
+        timeoutMs,
+        limits: checked.limits,
+      });
+      try {
+        for await (const fragment of input) plan.write(fragment);
+      } catch {
+        // The call will not run as written: `input.arguments` rejects with the reason, and the call's signal has
+        // stopped the plan.
+      }
+      const args = await input.arguments;
+      return answer(await plan.finish(args), context);
     },
   });
 }

@@ -10,10 +10,18 @@ export {
   createInProcessStepRunner,
   type InProcessStepRunnerOptions,
 } from './in-process-step-runner.js';
+export {
+  type IncrementalJsonFailure,
+  IncrementalJsonReader,
+  type IncrementalJsonReaderOptions,
+  type IncrementalJsonValue,
+  type JsonPathSegment,
+} from './incremental-json-reader.js';
 export { type ParsePlanOptions, type ParsePlanResult, parsePlan } from './parse-plan.js';
 export {
   type Plan,
   type PlanInput,
+  type PlanObjectStepInput,
   type PlanStep,
   type PlanStepInput,
   TOOL_PLAN_TOOL_NAME,
@@ -37,7 +45,7 @@ export type {
   UnknownToolProblem,
 } from './plan-problem.js';
 export type { MissingReference, PlanResult, PlanStatus, PlanStepResult } from './plan-result.js';
-export { PlanValidationError } from './plan-validation-error.js';
+export { PlanValidationError, type PlanValidationErrorOptions } from './plan-validation-error.js';
 export type { StepObservation, StepRunner, StepRunRequest } from './step-runner.js';
 export {
   type ValidatedPlan,
@@ -45,10 +53,3 @@ export {
   type ValidatePlanResult,
   validatePlan,
 } from './validate-plan.js';
-export {
-  type IncrementalJsonFailure,
-  IncrementalJsonReader,
-  type IncrementalJsonReaderOptions,
-  type IncrementalJsonValue,
-  type JsonPathSegment,
-} from './incremental-json-reader.js';

@@ -5,9 +5,24 @@ export interface PlanStepInput {
   readonly arguments?: string | Readonly<Record<string, unknown>>;
 }
 
-/** A plan as a model writes it. `output_steps` omitted: every step's result is returned. */
+/**
+ * One step of the steps-object form, under its id: `{"<tool>": <arguments>}` (arguments an object or a JSON string),
+ * or `{"tool", "arguments"}`.
+ *
+ * @example
+ * const step: PlanObjectStepInput = { get_weather: { city: 'Paris' } };
+ */
+export type PlanObjectStepInput =
+  | Readonly<Record<string, string | Readonly<Record<string, unknown>>>>
+  | { readonly tool: string; readonly arguments?: string | Readonly<Record<string, unknown>> };
+
+/**
+ * A plan as a model writes it: `steps` an object of steps by id (the form `execute_tool_plan` teaches, where `$id` is
+ * a reference too) or a list of `{id, tool, arguments}`. `output_steps` omitted: the steps no step uses (object form)
+ * or every step (list form).
+ */
 export interface PlanInput {
-  readonly steps: readonly PlanStepInput[];
+  readonly steps: readonly PlanStepInput[] | Readonly<Record<string, PlanObjectStepInput>>;
   readonly output_steps?: readonly string[];
 }
 

@@ -24,15 +24,20 @@ export function readJsonObjectText(
     ...(options.complete ? { finishReason: 'stop' } : {}),
   });
   if (parsed.ok) return { ok: true, value: parsed.value, repairs: parsed.repairs };
-  const hint = hasUnquotedReference(text)
-    ? ` A $ref is a JSON string: write it in double quotes, e.g. {"url": "${REFERENCE_PREFIX}s1.items.0.url"}.`
-    : '';
+  const hint = !hasUnquotedReference(text)
+    ? ''
+    : text.includes(REFERENCE_PREFIX)
+      ? ` A $ref is a JSON string: write it in double quotes, e.g. {"url": "${REFERENCE_PREFIX}s1.items.0.url"}.`
+      : ' A reference is a JSON string: write it in double quotes, e.g. {"url": "$s1.items.0.url"}.';
   return { ok: false, message: `${parsed.error.message}${hint}` };
 }
 
-/** Whether `$ref:` occurs outside JSON strings (`{url: $ref:s1.url}`): one linear scan, no allocation. */
+/**
+ * Whether a reference occurs outside JSON strings (`{url: $ref:s1.url}`, `{"n": $a1.score}`): a `$` followed by a
+ * letter, digit, `_` or `-`. One linear scan, no allocation.
+ */
 export function hasUnquotedReference(text: string): boolean {
-  let position = text.indexOf(REFERENCE_PREFIX);
+  let position = text.indexOf('$');
   if (position === -1) return false;
   let inString = false;
   let index = 0;
@@ -44,9 +49,19 @@ export function hasUnquotedReference(text: string): boolean {
         else if (code === 34 /* " */) inString = false;
       } else if (code === 34) inString = true;
     }
-    // An escape right before the prefix skipped past it; the scan position is then beyond `position`.
-    if (!inString && index === position) return true;
-    position = text.indexOf(REFERENCE_PREFIX, Math.max(index, position + 1));
+    // An escape right before the `$` skipped past it; the scan position is then beyond `position`.
+    if (!inString && index === position && isIdCharacter(text.charCodeAt(position + 1))) return true;
+    position = text.indexOf('$', Math.max(index, position + 1));
   }
   return false;
+}
+
+function isIdCharacter(code: number): boolean {
+  return (
+    (code >= 97 && code <= 122) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 48 && code <= 57) ||
+    code === 95 ||
+    code === 45
+  );
 }

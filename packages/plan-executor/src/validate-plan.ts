@@ -18,7 +18,10 @@ export interface ValidatePlanOptions extends ParsePlanOptions {
 /** A plan that passed validation against a set of tools, ready for {@link executePlan}. */
 export interface ValidatedPlan {
   readonly plan: Plan;
-  /** The steps whose results go back to the model: `output_steps`, or every step when it was omitted. */
+  /**
+   * The steps whose results go back to the model: `output_steps`; omitted, the steps no step uses (object form) or
+   * every step (list form).
+   */
   readonly outputStepIds: readonly string[];
   /** Steps in an order where each comes after its dependencies. */
   readonly executionOrder: readonly string[];
@@ -147,7 +150,7 @@ function validatePlanValue(
     form: parts.form,
     problems,
     indexOf: (stepId) => indexOf.get(stepId),
-    stepAt: (index) => steps[index],
+    stepToolName: (index) => steps[index]?.tool,
     toolAt: (index) => stepTools[index],
     suggest,
     toolNames: () => {
