@@ -639,6 +639,13 @@ console.log('');
 console.log(
   `Every answer right in every mode and profile: ${wrong.length === 0 ? 'yes' : `**NO**: ${wrong.join(', ')}`}.`,
 );
+{
+  // Why eager execution cannot shorten fan-out 8 + compare: the step ends when its slowest call does.
+  const gain = (task) => wallTypical(task, 'native') / wallTypical(task, 'native eager');
+  console.log(
+    `\nEager execution shortens a step only when a call written early is slower than the calls written after it: a step ends when its last call's result is in, and the last call can only start when the model has written it, at the end of the answer. On fan-out 8 + compare every search takes ${300} ms, so the eighth search, written last, still ends ${300} ms after the answer, exactly as without eager execution (native / native eager ${fixed(gain('fan-out 8 + compare'))}x); where the first calls are the slow ones, eager execution gains their overlap with the writing (skew ${fixed(gain('skew'))}x). Plan mode with streaming dispatch gains more on the same tasks, because a plan's later steps depend on its earlier ones and start the moment their inputs are in.`,
+  );
+}
 
 // Where plan mode loses: tasks where it spends more input tokens or more time than the best other mode.
 console.log('\n### Where plan mode loses\n');

@@ -284,15 +284,18 @@ describe('createTaskScripts', () => {
     });
   });
 
-  it('plan: one plan with the references kept and the leaves as output steps, then the answer from its results', async () => {
+  it('plan: one plan in the terse form (steps by id, $id references, default outputs), then the answer from its results', async () => {
     const model = createScriptedModel({ script: createTaskScripts({ calls, answer }).plan });
     const history: Message[] = [task];
     const first = await model.generate({ messages: history, tools });
     expect(first.toolCalls).toHaveLength(1);
     const plan = JSON.parse(first.toolCalls[0]?.arguments ?? '');
     expect(first.toolCalls[0]?.toolName).toBe('execute_tool_plan');
-    expect(plan.output_steps).toEqual(['winner']);
-    expect(plan.steps[6]).toEqual({ id: 'sumA', tool: 'sum', arguments: calls[6]?.arguments });
+    // The leaves are the default outputs: not written.
+    expect(plan.output_steps).toBeUndefined();
+    expect(Object.keys(plan.steps)).toEqual(calls.map((call) => call.id));
+    expect(plan.steps.sumA).toEqual({ sum: { values: ['$a1.score', '$a2.score', '$a3.score'] } });
+    expect(plan.steps.winner).toEqual({ compare: { a: '$sumA', b: '$sumB' } });
     history.push(
       { role: 'assistant', content: '', toolCalls: first.toolCalls },
       {

@@ -127,8 +127,11 @@ export function createTaskScripts(options: TaskScriptOptions): TaskScripts {
   if (calls.length === 0)
     throw new InvalidScriptError({ path: 'calls', message: 'a task needs at least one call.' });
   const depth = Math.max(...levels.values());
-  const outputSteps =
-    options.outputSteps ?? calls.filter((call) => !referenced.has(call.id)).map((call) => call.id);
+  const unreferenced = calls.filter((call) => !referenced.has(call.id)).map((call) => call.id);
+  const outputSteps = options.outputSteps ?? unreferenced;
+  const defaultOutputs =
+    outputSteps.length === unreferenced.length &&
+    outputSteps.every((id, index) => id === unreferenced[index]);
   for (const id of outputSteps) {
     if (!levels.has(id))
       throw new InvalidScriptError({ path: 'outputSteps', message: `names unknown call '${id}'.` });
@@ -222,9 +225,13 @@ export function createTaskScripts(options: TaskScriptOptions): TaskScripts {
         toolCalls: [
           {
             toolName: planToolName,
+            // The terse plan form the plan tool teaches (docs/plan-mode.md): steps keyed by id, each `{ tool: args }`,
+            // `$id.path` references, and `output_steps` left out when it is the default (the unreferenced steps).
             arguments: {
-              steps: calls.map((call) => ({ id: call.id, tool: call.toolName, arguments: call.arguments })),
-              output_steps: outputSteps,
+              steps: Object.fromEntries(
+                calls.map((call) => [call.id, { [call.toolName]: shortReferences(call.arguments) }]),
+              ),
+              ...(defaultOutputs ? {} : { output_steps: outputSteps }),
             },
           },
         ],
@@ -313,4 +320,17 @@ function observedFromPlanResult(content: string): TaskOutputs {
     skipped[id] = typeof reason === 'string' ? reason : JSON.stringify(reason);
   }
   return { outputs, errors, skipped };
+}
+
+/** Arguments with `$ref:<id>` written as the terse `$<id>`, and a literal `$` as `$$` (the plan form's escape). */
+function shortReferences(value: unknown): unknown {
+  if (typeof value === 'string')
+    return value.replace(/\$(ref:)?/g, (_match, ref) => (ref === undefined ? '$$' : '$'));
+  if (Array.isArray(value)) return value.map(shortReferences);
+  if (typeof value === 'object' && value !== null) {
+    const copy: Record<string, unknown> = Object.create(null);
+    for (const [key, item] of Object.entries(value)) copy[key] = shortReferences(item);
+    return copy;
+  }
+  return value;
 }
