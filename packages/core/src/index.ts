@@ -108,6 +108,7 @@ export {
   base64ByteLength,
   type ContentLimits,
   type ContentPart,
+  contentPartProblem,
   contentText,
   type FileContentPart,
   type ImageContentPart,

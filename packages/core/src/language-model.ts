@@ -117,7 +117,12 @@ export interface ToolCallDeltaPart {
   readonly argumentsDelta: string;
 }
 
-/** A complete tool call. Emitted once per call, only when its arguments are complete. */
+/**
+ * A complete tool call. Emitted once per call, only when its arguments are complete: as soon as the provider's stream
+ * shows the call complete, possibly before later parts of the answer (the agent loop may start it then), and in the
+ * order of `ModelResponse.toolCalls`. A stream that fails afterwards still ends with its `error` part: calls already
+ * emitted belong to a lost answer, and a consumer that started them aborts them.
+ */
 export interface ToolCallPart {
   readonly type: 'tool-call';
   readonly toolCall: ToolCall;

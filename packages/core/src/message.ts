@@ -119,8 +119,13 @@ export interface ContentLimits {
   readonly maxTotalBytes?: number;
 }
 
-/** What is wrong with a content part's shape (checked before its size), or `undefined`. */
-function contentPartProblem(part: unknown): string | undefined {
+/**
+ * What is wrong with a content part's shape (type, `data` or `url`, `mediaType`), or `undefined` for a valid part.
+ *
+ * @example
+ * contentPartProblem({ type: 'image', data: 'AAAA' }); // 'an image part needs its `mediaType`.'
+ */
+export function contentPartProblem(part: unknown): string | undefined {
   if (typeof part !== 'object' || part === null) return 'is not a content part object.';
   const { type, text, data, url, mediaType } = part as Record<string, unknown>;
   if (type === 'text') return typeof text === 'string' ? undefined : 'a text part needs a string `text`.';

@@ -4,7 +4,10 @@ import {
   InvalidToolOptionError,
   type Tool,
   type ToolExecutionContext,
+  type ToolMediaPart,
+  type ToolOutputWithContent,
   ToolRegistry,
+  withContent,
 } from '@org/tools';
 import { systemClock } from './clock.js';
 import { describeOutputs } from './describe-outputs.js';
@@ -126,13 +129,19 @@ export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
       context.reportProgress(event);
     };
   };
-  const answer = (result: PlanResult, context: ToolExecutionContext): string => {
+  const answer = (
+    result: PlanResult,
+    context: ToolExecutionContext,
+  ): string | ToolOutputWithContent<string> => {
     onPlanResult?.(result, context.toolCallId);
     // Fitted to the call's output budget, so that no cut after this one can hide a failure.
-    return formatPlanResult(
+    const text = formatPlanResult(
       result,
       context.outputBudgetBytes === undefined ? {} : { budgetBytes: context.outputBudgetBytes },
     );
+    // Images and files the output steps returned (`withContent`) reach the model with the plan's result.
+    const media = outputMedia(result);
+    return media.length === 0 ? text : withContent(text, media);
   };
 
   return defineTool({
@@ -216,4 +225,14 @@ function nestedRunner(context: ToolExecutionContext, tools: ToolRegistry): StepR
   return {
     run: ({ action, signal }) => context.executeNested(action, { signal, validate: false, approved: true }),
   };
+}
+
+/** The images and files the plan's output steps returned, in step order. */
+function outputMedia(result: PlanResult): ToolMediaPart[] {
+  const outputs = new Set(result.outputStepIds);
+  return result.steps.flatMap((step) => {
+    if (!outputs.has(step.id)) return [];
+    const observation = step.observation as { readonly content?: readonly ToolMediaPart[] } | undefined;
+    return observation?.content === undefined ? [] : [...observation.content];
+  });
 }

@@ -16,6 +16,7 @@ import {
   type ToolRegistry,
   toJsonSchema,
   toolCallToAction,
+  toolMessageContent,
 } from '@org/tools';
 import { isArgumentEcho } from './argument-leak.js';
 import { InvalidAgentOptionsError } from './errors.js';
@@ -152,7 +153,8 @@ export function createFunctionCallingPlanner(options: FunctionCallingPlannerOpti
           role: 'tool',
           toolCallId: call.id,
           toolName: call.toolName,
-          content: formatObservationForModel(observation),
+          // Text, and the images or files the tool returned (`withContent`) as content parts.
+          content: toolMessageContent(formatObservationForModel(observation), observation.content),
           ...(observation.status === 'success' ? {} : { isError: true }),
         };
       });

@@ -6,7 +6,13 @@ import {
   type ToolCall,
   truncateText,
 } from '@org/core';
-import { formatObservationForModel, type SchemaTarget, type ToolObservation } from '@org/tools';
+import {
+  formatObservationForModel,
+  type SchemaTarget,
+  type ToolMediaPart,
+  type ToolObservation,
+  toolMessageContent,
+} from '@org/tools';
 import { DecisionExtractionError, InvalidAgentOptionsError } from './errors.js';
 import { missingResult } from './function-calling-planner.js';
 import { infer, requestSettings } from './infer.js';
@@ -235,11 +241,17 @@ export function createReActPlanner(options: ReActPlannerOptions = {}): Planner {
     recordTurn(turn: PlannerTurn, observations: readonly ToolObservation[]): Message[] {
       if (turn.kind !== 'actions') return [turn.assistantMessage];
       const byId = new Map(observations.map((observation) => [observation.actionId, observation]));
+      const media: ToolMediaPart[] = [];
       const results = turn.toolCalls.map((call) => {
         const observation = byId.get(call.id) ?? missingResult(call.id, call.toolName);
+        if (observation.content !== undefined) media.push(...observation.content);
         return `Observation: ${formatObservationForModel(observation)}`;
       });
-      return [turn.assistantMessage, { role: 'user', content: results.join('\n') }];
+      // Images and files a tool returned follow the observations' text in the same user message.
+      return [
+        turn.assistantMessage,
+        { role: 'user', content: toolMessageContent(results.join('\n'), media) },
+      ];
     },
   };
 }

@@ -51,9 +51,13 @@ export interface StreamEvent {
  *
  * - Blocks are tracked per `index`: `content_block_start` / `content_block_delta` / `content_block_stop`.
  * - A client `tool_use` block gets a `tool-call-start`, a `tool-call-delta` per non-empty `input_json_delta` (or one
- *   carrying the whole `input` of `content_block_start` when no delta came), and a `tool-call` once it is known to be
- *   complete: when a later block starts, or when the message stops for any reason but `max_tokens`. The last block of
- *   a `max_tokens` stop was cut off, so a tool call there ends the stream with `IncompleteToolCallError` instead.
+ *   carrying the whole `input` of `content_block_start` when no delta came), and a `tool-call` as soon as it is known
+ *   to be complete, while the rest of the answer streams: once its `content_block_stop` came and a later block
+ *   started (its call goes out before that block's first part), or the message stopped for any reason but
+ *   `max_tokens`. Its stop alone does not say so: the last block of a `max_tokens` stop was cut off and is stopped
+ *   too, so a tool call there ends the stream with `IncompleteToolCallError` instead. Calls go out in the order their
+ *   blocks started, each once; a tool block the server never stopped ends with the message.
+ * - A call the tool-call policy rejects never shows (no start, delta or call part); it is reported at the end.
  * - A `thinking` block gets a `reasoning-delta` per non-empty `thinking_delta`, collects its `signature_delta`, and
  *   ends with one `reasoning` part (text and signature) at its `content_block_stop`; a `redacted_thinking` block
  *   gives one `reasoning` part with its `data` as `redactedData` there. These are what goes back on the next turn.
@@ -76,8 +80,11 @@ export class StreamAssembler {
   #messageId: string | undefined;
   #usage: AnthropicUsageFields | undefined;
   #stopReason: string | undefined;
-  /** A closed tool block whose call is emitted once it is known not to be the one a `max_tokens` stop cut off. */
-  #held: ToolBlock | undefined;
+  /**
+   * Tool blocks whose calls are not emitted (or rejected) yet, in the order they started. A closed block goes out
+   * once it is known not to be the one a `max_tokens` stop cut off: not the last started, or stopped otherwise.
+   */
+  readonly #unreleased: ToolBlock[] = [];
   /** The most recently started block. */
   #lastBlock: BlockState | undefined;
   #text = '';
@@ -179,7 +186,8 @@ export class StreamAssembler {
         `content_block_start for block ${index}, which already started.`,
       );
     }
-    const parts = this.#releaseHeld();
+    // A later block starts: every closed tool block before it is complete.
+    const parts = this.#release(true);
     let state: BlockState;
     if (block.type === 'text') {
       state = { kind: 'text', closed: false };
@@ -197,6 +205,7 @@ export class StreamAssembler {
         accepted,
         closed: false,
       };
+      this.#unreleased.push(state);
       if (accepted) parts.push({ type: 'tool-call-start', toolCallId: block.id, toolName: block.name });
     } else if (block.type === 'thinking') {
       const text = typeof block.thinking === 'string' ? block.thinking : '';
@@ -274,6 +283,13 @@ export class StreamAssembler {
       return [{ type: 'reasoning', reasoning: redactedThinkingPart(block.data) }];
     }
     if (block.kind !== 'tool') return [];
+    // Complete now if a later block already started (blocks interleaved); the last one waits for what follows.
+    return [...this.#closeTool(block), ...this.#release(false)];
+  }
+
+  /** Ends a tool block's arguments: a key still held back by the rewriter, or the whole `input` of its start. */
+  #closeTool(block: ToolBlock): StreamPart[] {
+    block.closed = true;
     const parts: StreamPart[] = [];
     const held = block.rewriter?.end() ?? '';
     if (held !== '') {
@@ -288,7 +304,6 @@ export class StreamAssembler {
         parts.push({ type: 'tool-call-delta', toolCallId: block.id, argumentsDelta: block.argumentsText });
       }
     }
-    this.#held = block;
     return parts;
   }
 
@@ -318,58 +333,64 @@ export class StreamAssembler {
     return parts;
   }
 
-  /** Once the stop reason is known: the last tool call is either complete (emitted) or was cut off (an error). */
+  /**
+   * Once the stop reason is known, every tool call is settled: complete (emitted, in order), or, for the last block of
+   * a `max_tokens` stop, cut off (an error). A tool block that never got its `content_block_stop` ends with the
+   * message: its input is complete unless it is the cut-off one.
+   */
   #settle(): StreamPart[] {
     const last = this.#lastBlock;
-    if (this.#stopReason === 'max_tokens' && last?.kind === 'tool') {
-      this.#held = undefined;
-      this.#lastBlock = undefined;
-      // A key cut off mid-name is released as it came.
-      last.argumentsText += last.rewriter?.end() ?? '';
-      if (!last.accepted) {
-        // Rejected either way; it is reported with the others and the stream finishes normally.
-        this.#rejected.push({ id: last.id, toolName: last.toolName, arguments: last.argumentsText });
-        return [];
-      }
-      this.#done = true;
-      return [
-        {
-          type: 'error',
-          error: new IncompleteToolCallError({
-            toolCallId: last.id,
-            toolName: last.toolName,
-            partialArguments: last.argumentsText,
-            finishReason: 'max_tokens',
-          }),
-        },
-      ];
+    const cut = this.#stopReason === 'max_tokens' && last?.kind === 'tool' ? last : undefined;
+    const parts: StreamPart[] = [];
+    for (const block of this.#unreleased)
+      if (!block.closed && block !== cut) parts.push(...this.#closeTool(block));
+    parts.push(...this.#release(cut === undefined));
+    if (cut === undefined) return parts;
+    this.#unreleased.splice(this.#unreleased.indexOf(cut), 1);
+    this.#lastBlock = undefined;
+    // A key cut off mid-name is released as it came.
+    cut.argumentsText += cut.rewriter?.end() ?? '';
+    if (!cut.accepted) {
+      // Rejected either way; it is reported with the others and the stream finishes normally.
+      this.#rejected.push({ id: cut.id, toolName: cut.toolName, arguments: cut.argumentsText });
+      return parts;
     }
-    // A tool block that never got its content_block_stop, on a stop that is not a cut-off: its input is complete.
-    const parts = last?.kind === 'tool' && !last.closed ? this.#blockStop(this.#indexOf(last), 'last') : [];
-    return parts.concat(this.#releaseHeld());
+    this.#done = true;
+    parts.push({
+      type: 'error',
+      error: new IncompleteToolCallError({
+        toolCallId: cut.id,
+        toolName: cut.toolName,
+        partialArguments: cut.argumentsText,
+        finishReason: 'max_tokens',
+      }),
+    });
+    return parts;
   }
 
-  #releaseHeld(): StreamPart[] {
-    const block = this.#held;
-    if (block === undefined) return [];
-    this.#held = undefined;
-    const toolCall: ToolCall = { id: block.id, toolName: block.toolName, arguments: block.argumentsText };
-    if (!block.accepted) {
-      this.#rejected.push(toolCall);
-      return [];
+  /**
+   * Emits (or rejects) the calls of closed tool blocks from the first unreleased one, in order; the last started block
+   * only when `lastComplete` (a later block started, or the message stopped without cutting it off).
+   */
+  #release(lastComplete: boolean): StreamPart[] {
+    const parts: StreamPart[] = [];
+    for (let block = this.#unreleased[0]; block?.closed; block = this.#unreleased[0]) {
+      if (!lastComplete && block === this.#lastBlock) break;
+      this.#unreleased.shift();
+      const toolCall: ToolCall = { id: block.id, toolName: block.toolName, arguments: block.argumentsText };
+      if (block.accepted) {
+        this.#accepted.push(toolCall);
+        parts.push({ type: 'tool-call', toolCall });
+      } else {
+        this.#rejected.push(toolCall);
+      }
     }
-    this.#accepted.push(toolCall);
-    return [{ type: 'tool-call', toolCall }];
+    return parts;
   }
 
   #textDelta(delta: string): StreamPart {
     this.#text += delta;
     return { type: 'text-delta', delta };
-  }
-
-  #indexOf(block: BlockState): number | undefined {
-    for (const [index, candidate] of this.#blocks) if (candidate === block) return index;
-    return undefined;
   }
 }
 

@@ -330,13 +330,22 @@ describe('parts the API cannot take', () => {
       code: 'invalid_content_part',
       pattern: /a file: URL; the Anthropic API fetches http\(s\) URLs only/,
     },
-    {
-      name: 'a part of an unknown type',
-      part: { type: 'audio', mediaType: 'audio/wav', data: PNG },
-      code: 'invalid_content_part',
-      pattern: /unknown type "audio"/,
-    },
   ];
+
+  it('refuses a part of an unknown type with the core shape check, before sending', async () => {
+    const failure = await fails([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Look:' },
+          { type: 'audio', mediaType: 'audio/wav', data: PNG },
+        ] as never,
+      },
+    ]);
+    expect(InvalidMessageHistoryError.isInstance(failure)).toBe(true);
+    expect((failure as Error).message).toMatch(/unknown type "audio"/);
+    expect(server.requests).toHaveLength(0);
+  });
 
   it.each(cases)(
     'refuses $name with a typed error naming the part, before sending',

@@ -2,6 +2,7 @@ import { IncompleteToolCallError, type ReasoningPart, type StreamPart, ToolCallP
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MalformedStreamError } from '../src/malformed-stream-error.js';
+import { createPropertyNames } from '../src/property-names.js';
 import { StreamAssembler, type StreamEvent } from '../src/stream-assembler.js';
 
 // 1,000 runs in CI; `pnpm test:stress` sets FC_NUM_RUNS=100000. fast-check prints the seed of a failure.
@@ -335,5 +336,178 @@ describe('StreamAssembler', () => {
         responseId: 'msg_d',
       },
     ]);
+  });
+});
+
+/** `start toolu_a`, `call toolu_a`, ... for the tool parts, the other part types as they are (deltas left out). */
+const outline = (parts: readonly StreamPart[]): string[] =>
+  parts.flatMap((part) => {
+    if (part.type === 'tool-call-start') return [`start ${part.toolCallId}`];
+    if (part.type === 'tool-call') return [`call ${part.toolCall.id}`];
+    return part.type === 'tool-call-delta' ? [] : [part.type];
+  });
+
+const MESSAGE_START: StreamEvent = {
+  type: 'message_start',
+  message: { id: 'msg_e', content: [], usage: { input_tokens: 2 } },
+};
+const toolStart = (index: number, id: string, name: string): StreamEvent => ({
+  type: 'content_block_start',
+  index,
+  content_block: { type: 'tool_use', id, name, input: {} },
+});
+const inputDelta = (index: number, partial_json: string): StreamEvent => ({
+  type: 'content_block_delta',
+  index,
+  delta: { type: 'input_json_delta', partial_json },
+});
+const stop = (index: number): StreamEvent => ({ type: 'content_block_stop', index });
+const messageEnd = (stopReason: string): StreamEvent[] => [
+  { type: 'message_delta', delta: { stop_reason: stopReason }, usage: { output_tokens: 7 } },
+  { type: 'message_stop' },
+];
+
+describe('tool calls go out as soon as the stream shows them complete', () => {
+  it("a call goes out when the next block starts, before that block's first part; the last at the stop reason", () => {
+    const parts = run([
+      MESSAGE_START,
+      toolStart(0, 'toolu_a', 'get_weather'),
+      inputDelta(0, '{"city":"Paris"}'),
+      stop(0),
+      toolStart(1, 'toolu_b', 'search'),
+      inputDelta(1, '{"q":"rain"}'),
+      stop(1),
+      ...messageEnd('tool_use'),
+    ]);
+    expect(outline(parts)).toEqual([
+      'start toolu_a',
+      'call toolu_a',
+      'start toolu_b',
+      'call toolu_b',
+      'finish',
+    ]);
+  });
+
+  it('blocks interleaved by a server: each call goes out once, complete, in the order the blocks started', () => {
+    const parts = run([
+      MESSAGE_START,
+      toolStart(0, 'toolu_a', 'get_weather'),
+      toolStart(1, 'toolu_b', 'search'),
+      inputDelta(0, '{"city":'),
+      inputDelta(1, '{"q":'),
+      inputDelta(0, '"Paris"}'),
+      stop(0),
+      inputDelta(1, '"rain"}'),
+      stop(1),
+      ...messageEnd('tool_use'),
+    ]);
+    // toolu_a is complete at its stop: a later block had started already.
+    expect(outline(parts)).toEqual([
+      'start toolu_a',
+      'start toolu_b',
+      'call toolu_a',
+      'call toolu_b',
+      'finish',
+    ]);
+    expect(parts.flatMap((part) => (part.type === 'tool-call' ? [part.toolCall.arguments] : []))).toEqual([
+      '{"city":"Paris"}',
+      '{"q":"rain"}',
+    ]);
+  });
+
+  it('a tool block the server never stopped ends with the message; nothing is dropped', () => {
+    const parts = run([
+      MESSAGE_START,
+      toolStart(0, 'toolu_a', 'get_weather'),
+      toolStart(1, 'toolu_b', 'search'),
+      inputDelta(0, '{"city":"Paris"}'),
+      inputDelta(1, '{"q":"rain"}'),
+      stop(1),
+      ...messageEnd('tool_use'),
+    ]);
+    expect(outline(parts)).toEqual([
+      'start toolu_a',
+      'start toolu_b',
+      'call toolu_a',
+      'call toolu_b',
+      'finish',
+    ]);
+  });
+
+  it('a max_tokens stop: the calls before the last went out early, the cut-off last one is an error', () => {
+    const parts = run([
+      MESSAGE_START,
+      toolStart(0, 'toolu_a', 'get_weather'),
+      inputDelta(0, '{"city":"Paris"}'),
+      stop(0),
+      toolStart(1, 'toolu_b', 'search'),
+      inputDelta(1, '{"q":"ra'),
+      stop(1),
+      ...messageEnd('max_tokens'),
+    ]);
+    expect(outline(parts)).toEqual(['start toolu_a', 'call toolu_a', 'start toolu_b', 'error']);
+    const last = parts.at(-1);
+    expect(IncompleteToolCallError.isInstance(last?.type === 'error' ? last.error : undefined)).toBe(true);
+  });
+
+  it('a call the policy rejects never shows, and the accepted calls after it still go out early', () => {
+    const assembler = new StreamAssembler({
+      policy: ToolCallPolicy.expectTool('get_weather'),
+      adjustments: [],
+    });
+    const parts = [
+      MESSAGE_START,
+      toolStart(0, 'toolu_other', 'search'),
+      inputDelta(0, '{"q":"umbrella"}'),
+      stop(0),
+      toolStart(1, 'toolu_paris', 'get_weather'),
+      inputDelta(1, '{"city":"Paris"}'),
+      stop(1),
+      toolStart(2, 'toolu_oslo', 'get_weather'),
+      inputDelta(2, '{"city":"Oslo"}'),
+      stop(2),
+      ...messageEnd('tool_use'),
+    ].flatMap((event) => assembler.push(event));
+    expect(outline(parts)).toEqual([
+      'start toolu_paris',
+      'call toolu_paris',
+      'start toolu_oslo',
+      'call toolu_oslo',
+      'finish',
+    ]);
+    expect(JSON.stringify(parts.slice(0, -1))).not.toContain('toolu_other');
+    const finish = parts.at(-1);
+    expect(finish?.type === 'finish' ? finish.adjustments.map((item) => item.kind) : []).toEqual([
+      'tool-calls-rejected',
+    ]);
+  });
+
+  it("a call emitted early carries the tool's own property names, restored from the names sent", () => {
+    const propertyNames = createPropertyNames([
+      {
+        name: 'cotizar',
+        description: 'Cotiza.',
+        inputSchema: { type: 'object', properties: { año: { type: 'integer' }, marca: { type: 'string' } } },
+      },
+    ]);
+    const wire = propertyNames.argumentsToWire('cotizar', '{"año":2021,"marca":"Seat"}');
+    expect(wire).not.toContain('año');
+    const assembler = new StreamAssembler({
+      policy: ToolCallPolicy.acceptAll(),
+      adjustments: [],
+      propertyNames,
+    });
+    const parts = [
+      MESSAGE_START,
+      toolStart(0, 'toolu_q', 'cotizar'),
+      inputDelta(0, wire.slice(0, 4)),
+      inputDelta(0, wire.slice(4)),
+      stop(0),
+      toolStart(1, 'toolu_r', 'cotizar'),
+    ].flatMap((event) => assembler.push(event));
+    expect(outline(parts)).toEqual(['start toolu_q', 'call toolu_q', 'start toolu_r']);
+    expect(parts.find((part) => part.type === 'tool-call')).toMatchObject({
+      toolCall: { arguments: '{"año":2021,"marca":"Seat"}' },
+    });
   });
 });

@@ -69,8 +69,12 @@ export interface StreamAssemblerContext {
  *   at `messageStop` for a block that never got its `contentBlockStop`.
  * - A `toolUse` block is announced by `contentBlockStart`, its input arrives as string fragments in
  *   `contentBlockDelta`s of the same `contentBlockIndex` (blocks may interleave), and it ends at `contentBlockStop`.
- *   Complete calls are emitted as `tool-call` parts at `messageStop`, so a stream that breaks earlier surfaces no
- *   tool call at all; a call cut by `max_tokens` becomes an `IncompleteToolCallError`.
+ *   Its `tool-call` part goes out as soon as the call is known complete, while the answer goes on: once its block
+ *   stopped and a later block began (before that block's first part), or at `messageStop`. Its stop alone does not
+ *   say so: a `max_tokens` stop cuts the last block, which Bedrock stops too, and that call becomes an
+ *   `IncompleteToolCallError`. Calls go out in the order of their block indexes, each once (a call waits while a
+ *   lower index has not shown up yet); a stream that breaks surfaces only the calls known complete before.
+ * - A call the tool-call policy rejects never shows (no start, delta or call part); it is reported at the end.
  * - `messageStop` and `metadata` may come in either order; the `finish` part is emitted at the end of the stream.
  * - Unknown events are ignored (the SDK already drops event types it does not model).
  *
@@ -82,6 +86,11 @@ export interface StreamAssemblerContext {
 export class StreamAssembler {
   private readonly context: StreamAssemblerContext;
   private readonly toolBlocks = new Map<number, ToolBlock>();
+  /** Tool blocks whose calls are not emitted (or rejected) yet, by index. */
+  private readonly unreleased: ToolBlock[] = [];
+  /** Content block indexes seen (any event), and how many from 0 were all seen. */
+  private readonly seenIndexes = new Set<number>();
+  private seenFromZero = 0;
   private readonly reasoningBlocks = new Map<number, ReasoningBlock>();
   private readonly accepted: ToolCall[] = [];
   private readonly rejected: ToolCall[] = [];
@@ -111,7 +120,21 @@ export class StreamAssembler {
   push(event: ConverseStreamOutput): StreamPart[] {
     if (this.failure !== undefined) return [];
     const index = event.contentBlockStart?.contentBlockIndex ?? event.contentBlockDelta?.contentBlockIndex;
-    if (index !== undefined) this.lastBlockIndex = Math.max(this.lastBlockIndex, index);
+    this.see(index ?? event.contentBlockStop?.contentBlockIndex);
+    if (index === undefined || index <= this.lastBlockIndex) return this.pushEvent(event);
+    // A later block begins: the calls complete before it go out before its first part.
+    this.lastBlockIndex = index;
+    const released = this.releaseCompleteCalls();
+    return [...released, ...this.pushEvent(event)];
+  }
+
+  private see(index: number | undefined): void {
+    if (index === undefined) return;
+    this.seenIndexes.add(index);
+    while (this.seenIndexes.has(this.seenFromZero)) this.seenFromZero++;
+  }
+
+  private pushEvent(event: ConverseStreamOutput): StreamPart[] {
     if (event.contentBlockStart !== undefined) {
       const { contentBlockIndex: index = 0, start } = event.contentBlockStart;
       const toolUse = start?.toolUse;
@@ -130,6 +153,8 @@ export class StreamAssembler {
         stopped: false,
       };
       this.toolBlocks.set(index, block);
+      const at = this.unreleased.findLastIndex((other) => other.index < index) + 1;
+      this.unreleased.splice(at, 0, block);
       return block.rejected ? [] : [{ type: 'tool-call-start', toolCallId: block.id, toolName }];
     }
     if (event.contentBlockDelta !== undefined) {
@@ -163,9 +188,12 @@ export class StreamAssembler {
       // A key still held back (the input ended inside it) is released as it came.
       const held = block.rewriter?.end() ?? '';
       block.arguments += held;
-      return block.rejected || held === ''
-        ? []
-        : [{ type: 'tool-call-delta', toolCallId: block.id, argumentsDelta: held }];
+      const parts: StreamPart[] =
+        block.rejected || held === ''
+          ? []
+          : [{ type: 'tool-call-delta', toolCallId: block.id, argumentsDelta: held }];
+      // Complete now if a later block already began (blocks interleaved); the last one waits for what follows.
+      return [...parts, ...this.releaseCompleteCalls()];
     }
     if (event.messageStop !== undefined) {
       this.messageStopped = true;
@@ -202,7 +230,7 @@ export class StreamAssembler {
   end(): StreamPart {
     if (this.failure !== undefined) return this.failure;
     if (!this.messageStopped) {
-      const open = [...this.toolBlocks.values()].filter((block) => !block.rejected);
+      const open = this.unreleased.filter((block) => !block.rejected);
       return this.setFailure(
         new StreamInterruptedError({
           provider: BEDROCK_PROVIDER,
@@ -291,10 +319,24 @@ export class StreamAssembler {
     };
   }
 
+  /**
+   * Before `messageStop`: emits (or rejects) the calls of stopped tool blocks, lowest index first, that a later block
+   * follows, while every lower index has shown up (so no earlier call can still come).
+   */
+  private releaseCompleteCalls(): StreamPart[] {
+    const parts: StreamPart[] = [];
+    for (let block = this.unreleased[0]; block?.stopped; block = this.unreleased[0]) {
+      if (block.index >= this.lastBlockIndex || block.index >= this.seenFromZero) break;
+      this.unreleased.shift();
+      parts.push(...this.complete(block));
+    }
+    return parts;
+  }
+
+  /** At `messageStop`: every call not emitted yet, by index; the one a `max_tokens` stop cut off is an error. */
   private releaseToolCalls(): StreamPart[] {
     const parts: StreamPart[] = [];
-    const blocks = [...this.toolBlocks.values()].sort((left, right) => left.index - right.index);
-    for (const block of blocks) {
+    for (const block of this.unreleased.splice(0)) {
       // A max_tokens stop cuts the last block; a tool block followed by text was complete.
       const cut = !block.stopped || (this.stopReason === 'max_tokens' && block.index === this.lastBlockIndex);
       if (cut) {
@@ -312,16 +354,21 @@ export class StreamAssembler {
           ),
         ];
       }
-      // Bedrock sends an empty input for a tool without parameters.
-      const call: ToolCall = { id: block.id, toolName: block.toolName, arguments: block.arguments || '{}' };
-      if (block.rejected) {
-        this.rejected.push(call);
-      } else {
-        this.accepted.push(call);
-        parts.push({ type: 'tool-call', toolCall: call });
-      }
+      parts.push(...this.complete(block));
     }
     return parts;
+  }
+
+  /** A complete call: emitted as a `tool-call` part, or, when the policy rejects it, kept for the report. */
+  private complete(block: ToolBlock): StreamPart[] {
+    // Bedrock sends an empty input for a tool without parameters.
+    const call: ToolCall = { id: block.id, toolName: block.toolName, arguments: block.arguments || '{}' };
+    if (block.rejected) {
+      this.rejected.push(call);
+      return [];
+    }
+    this.accepted.push(call);
+    return [{ type: 'tool-call', toolCall: call }];
   }
 
   private malformed(what: string): StreamPart[] {

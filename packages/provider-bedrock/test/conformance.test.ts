@@ -316,6 +316,8 @@ const harness: ConformanceHarness = {
     reasoning: 'round-trip',
     contentParts: { limits: BEDROCK_CONTENT_LIMITS },
     structuredOutput: true,
+    // Each block whole (start, deltas, stop) before the next, as the API streams them.
+    sequentialToolCalls: true,
   },
   createFixture,
 };

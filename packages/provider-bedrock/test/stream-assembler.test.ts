@@ -2,7 +2,8 @@ import type { ConverseStreamOutput } from '@aws-sdk/client-bedrock-runtime';
 import { RateLimitError, StreamInterruptedError, type StreamPart, type ToolCallPolicy } from '@org/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { StreamAssembler } from '../src/stream-assembler.js';
+import { createPropertyNames } from '../src/property-names.js';
+import { StreamAssembler, type StreamAssemblerContext } from '../src/stream-assembler.js';
 import { createToolNameMap } from '../src/tool-names.js';
 
 interface PlannedCall {
@@ -147,14 +148,34 @@ describe('StreamAssembler', () => {
     );
   });
 
-  it('property: a stream cut anywhere before messageStop surfaces no tool call and keeps the partial text', () => {
+  it('property: a stream cut anywhere before messageStop surfaces only calls known complete, in order, and keeps the partial text', () => {
     fc.assert(
       fc.property(answerArbitrary, fc.nat(), ({ textPieces, calls, order }, cutSeed) => {
         const events = eventsFor(textPieces, calls, order, false);
         const stopIndex = events.findIndex((event) => event.messageStop !== undefined);
         const cut = events.slice(0, cutSeed % (stopIndex + 1));
         const parts = assemble(cut);
-        expect(parts.some((part) => part.type === 'tool-call')).toBe(false);
+        const surfaced = parts.flatMap((part) => (part.type === 'tool-call' ? [part.toolCall] : []));
+        // The calls that went out are the first ones, whole: each block stopped, and a later block began.
+        expect(surfaced).toEqual(
+          calls.slice(0, surfaced.length).map((call) => ({
+            id: call.id,
+            toolName: call.name,
+            arguments: call.fragments.join('') || '{}',
+          })),
+        );
+        surfaced.forEach((_, position) => {
+          const index = position + 1;
+          expect(cut.some((event) => event.contentBlockStop?.contentBlockIndex === index)).toBe(true);
+          expect(
+            cut.some(
+              (event) =>
+                (event.contentBlockStart?.contentBlockIndex ??
+                  event.contentBlockDelta?.contentBlockIndex ??
+                  -1) > index,
+            ),
+          ).toBe(true);
+        });
         const last = parts.at(-1);
         expect(last?.type).toBe('error');
         const error = (last as { error: Error }).error;
@@ -334,5 +355,121 @@ describe('max_tokens stops', () => {
     ]);
     expect(parts.filter((part) => part.type === 'tool-call')).toHaveLength(1);
     expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: 'length' });
+  });
+});
+
+describe('tool calls go out as soon as the stream shows them complete', () => {
+  const start = (index: number, id: string, name: string): ConverseStreamOutput => ({
+    contentBlockStart: { contentBlockIndex: index, start: { toolUse: { toolUseId: id, name } } },
+  });
+  const input = (index: number, text: string): ConverseStreamOutput => ({
+    contentBlockDelta: { contentBlockIndex: index, delta: { toolUse: { input: text } } },
+  });
+  const stop = (index: number): ConverseStreamOutput => ({ contentBlockStop: { contentBlockIndex: index } });
+  const call = (index: number, id: string, name: string, text: string): ConverseStreamOutput[] => [
+    start(index, id, name),
+    input(index, text),
+    stop(index),
+  ];
+  /** `start t1`, `call t1`, ... for the tool parts, the other part types as they are (deltas left out). */
+  const outline = (parts: readonly StreamPart[]): string[] =>
+    parts.flatMap((part) => {
+      if (part.type === 'tool-call-start') return [`start ${part.toolCallId}`];
+      if (part.type === 'tool-call') return [`call ${part.toolCall.id}`];
+      return part.type === 'tool-call-delta' ? [] : [part.type];
+    });
+  const assembleWith = (
+    context: Partial<StreamAssemblerContext>,
+    events: readonly ConverseStreamOutput[],
+  ): StreamPart[] => {
+    const assembler = new StreamAssembler({
+      modelId: 'model',
+      names: createToolNameMap([]),
+      callPolicy: { kind: 'accept-all' },
+      adjustments: [],
+      ...context,
+    });
+    return [...events.flatMap((event) => assembler.push(event)), assembler.end()];
+  };
+
+  it("a call goes out when the next block begins, before that block's first part; the last at messageStop", () => {
+    const parts = assemble([
+      { contentBlockDelta: { contentBlockIndex: 0, delta: { text: 'Checking.' } } },
+      { contentBlockStop: { contentBlockIndex: 0 } },
+      ...call(1, 't1', 'lookup', '{"q":1}'),
+      ...call(2, 't2', 'lookup', '{"q":2}'),
+      { messageStop: { stopReason: 'tool_use' } },
+    ]);
+    expect(outline(parts)).toEqual(['text-delta', 'start t1', 'call t1', 'start t2', 'call t2', 'finish']);
+  });
+
+  it('a max_tokens stop: the calls before the last went out early, the cut-off last one is an error', () => {
+    const parts = assemble([
+      ...call(0, 't0', 'lookup', '{"q":1}'),
+      ...call(1, 't1', 'lookup', '{"q":'),
+      { messageStop: { stopReason: 'max_tokens' } },
+    ]);
+    expect(outline(parts)).toEqual(['start t0', 'call t0', 'start t1', 'error']);
+    expect(parts.at(-1)).toMatchObject({
+      type: 'error',
+      error: { code: 'incomplete_tool_call', toolCallId: 't1' },
+    });
+  });
+
+  it('a block that began out of index order waits, so the calls keep the order of their indexes', () => {
+    const parts = assemble([
+      { contentBlockDelta: { contentBlockIndex: 0, delta: { text: 'Hi.' } } },
+      ...call(2, 't2', 'lookup', '{"q":2}'),
+      { contentBlockDelta: { contentBlockIndex: 3, delta: { text: 'then' } } },
+      ...call(1, 't1', 'lookup', '{"q":1}'),
+      { messageStop: { stopReason: 'tool_use' } },
+    ]);
+    expect(outline(parts)).toEqual([
+      'text-delta',
+      'start t2',
+      'text-delta',
+      'start t1',
+      'call t1',
+      'call t2',
+      'finish',
+    ]);
+  });
+
+  it('a call the policy rejects never shows, and the accepted calls after it still go out early', () => {
+    const parts = assembleWith({ callPolicy: { kind: 'expect-tool', toolName: 'lookup' } }, [
+      ...call(0, 't_other', 'search', '{"q":0}'),
+      ...call(1, 't1', 'lookup', '{"q":1}'),
+      ...call(2, 't2', 'lookup', '{"q":2}'),
+      { messageStop: { stopReason: 'tool_use' } },
+    ]);
+    expect(outline(parts)).toEqual(['start t1', 'call t1', 'start t2', 'call t2', 'finish']);
+    expect(JSON.stringify(parts.slice(0, -1))).not.toContain('t_other');
+    const finish = parts.at(-1);
+    expect(finish?.type === 'finish' ? finish.adjustments.map((item) => item.kind) : []).toEqual([
+      'tool-calls-rejected',
+    ]);
+  });
+
+  it("a call emitted early carries the caller's tool name and property names, mapped back from the wire", () => {
+    const tool = {
+      name: 'math.quote',
+      description: 'Quotes.',
+      inputSchema: { type: 'object' as const, properties: { año: { type: 'integer' as const } } },
+    };
+    const names = createToolNameMap([tool.name]);
+    const propertyNames = createPropertyNames([tool]);
+    const wireArguments = propertyNames.argumentsToWire(tool.name, '{"año":2021}');
+    expect(names.toWire(tool.name)).toBe('math_quote');
+    expect(wireArguments).not.toContain('año');
+    const parts = assembleWith({ names, propertyNames }, [
+      ...call(0, 't0', 'math_quote', wireArguments),
+      start(1, 't1', 'math_quote'),
+    ]);
+    expect(parts.find((part) => part.type === 'tool-call')).toEqual({
+      type: 'tool-call',
+      toolCall: { id: 't0', toolName: 'math.quote', arguments: '{"año":2021}' },
+    });
+    // The stream then breaks: the call that went out stays out, and the error part still ends the stream.
+    expect(outline(parts)).toEqual(['start t0', 'call t0', 'start t1', 'error']);
   });
 });

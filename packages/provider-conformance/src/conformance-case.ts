@@ -28,8 +28,7 @@ export function missingHarnessCapability(
 ): Error {
   return new Error(
     `The harness '${harness.name}' does not declare capabilities.${capability}, which this case needs: ${needs}. ` +
-      `See "What a harness provides for reasoning, content parts and structured output" in the ` +
-      `@org/provider-conformance README.`,
+      `See "What a harness provides for the feature cases" in the @org/provider-conformance README.`,
   );
 }
 

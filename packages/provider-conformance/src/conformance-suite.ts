@@ -2,6 +2,7 @@ import { assertLanguageModel, SPECIFICATION_VERSION } from '@org/core';
 import { describe, expect, it } from 'vitest';
 import { registerAbortCases } from './abort-cases.js';
 import { registerContentPartCases } from './content-part-cases.js';
+import { registerEarlyToolCallCases } from './early-tool-call-cases.js';
 import { registerErrorCases } from './error-mapping-cases.js';
 import type { ConformanceHarness } from './harness.js';
 import { registerReasoningCases } from './reasoning-cases.js';
@@ -19,6 +20,8 @@ import { withFixture } from './with-fixture.js';
  *   `stream`, checking the wire request (tool choice, parallel flag, tools, history pairing) and the calls parsed back;
  *   refusals before sending (unknown named tool, unpaired history);
  * - `stream()` collected equals `generate()`, and streams are well formed;
+ * - tool calls complete early: of two calls, the first call's `tool-call` part comes before the second call's
+ *   `tool-call-start` (needs `capabilities.sequentialToolCalls` where the stream does not show that order anyway);
  * - abort through the request's signal;
  * - reasoning: returned as `ModelResponse.reasoning` and `reasoning-delta` / `reasoning` parts, the model's own sent
  *   back, another provider's left out and reported (needs `capabilities.reasoning`);
@@ -51,6 +54,7 @@ export function runConformanceSuite(harness: ConformanceHarness): void {
     });
     registerToolChoiceMatrix(harness);
     registerStreamCases(harness);
+    registerEarlyToolCallCases(harness);
     registerAbortCases(harness);
     registerErrorCases(harness);
     registerReasoningCases(harness);

@@ -220,6 +220,14 @@ export interface HarnessCapabilities {
    * `capabilities.structuredOutput`; left out then, the structured-output cases fail, naming this capability.
    */
   readonly structuredOutput?: boolean;
+  /**
+   * The fake server streams a reply's tool calls one after the other, as OpenAI, Anthropic and Bedrock do: each
+   * call's start, argument deltas and end before the next call begins. The early-completion case (the first call's
+   * `tool-call` part before the second call's `tool-call-start`) needs a stream that shows that order; where the order
+   * fails and this is not declared, the case fails naming it. A model without a network renders calls in order and
+   * needs nothing.
+   */
+  readonly sequentialToolCalls?: boolean;
 }
 
 /** One model connected to its own fake server, for one test. */

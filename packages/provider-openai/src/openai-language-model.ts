@@ -226,7 +226,17 @@ export class OpenAILanguageModel implements LanguageModel {
         ? new ChatStreamAssembler(this.provider)
         : new ResponsesStreamAssembler(this.provider);
     let started = false;
+    // A call the policy rejects never shows in the stream: not as it starts, nor its deltas, nor as a complete call.
     const rejectedCallIds = new Set<string>();
+    const shown = (part: StreamPart): boolean => {
+      if (part.type === 'tool-call-start' && !isToolCallAccepted(plan.policy, part.toolName)) {
+        rejectedCallIds.add(part.toolCallId);
+        return false;
+      }
+      if (part.type === 'tool-call-delta') return !rejectedCallIds.has(part.toolCallId);
+      if (part.type === 'tool-call') return isToolCallAccepted(plan.policy, part.toolCall.toolName);
+      return true;
+    };
     try {
       const options = this.requestOptions(controller.signal);
       const response = await withRetries(
@@ -244,14 +254,8 @@ export class OpenAILanguageModel implements LanguageModel {
       started = true;
       const stream = openEventStream(response, controller, client);
       for await (const event of stream.events) {
-        for (const part of assembler.push(event)) {
-          // A call the policy rejects never shows in the stream, not even as it starts.
-          if (part.type === 'tool-call-start' && !isToolCallAccepted(plan.policy, part.toolName)) {
-            rejectedCallIds.add(part.toolCallId);
-          } else if (!(part.type === 'tool-call-delta' && rejectedCallIds.has(part.toolCallId))) {
-            yield part;
-          }
-        }
+        // A call's `tool-call` part comes as soon as the wire shows it complete, while the answer goes on.
+        for (const part of assembler.push(event)) if (shown(part)) yield part;
       }
       // The SDK's iterator ends quietly on abort; the caller must still learn the answer was cut short.
       if (request.signal?.aborted) {
@@ -273,10 +277,13 @@ export class OpenAILanguageModel implements LanguageModel {
         return;
       }
       const answer = this.finishAnswer(plan, assembler.finish());
-      // Reasoning still open at the end (or only in the final response) completes before the calls.
+      // Reasoning still open at the end (or only in the final response) completes before the remaining calls.
       const late: readonly ReasoningPart[] = assembler.unemittedReasoning();
       for (const reasoning of late) yield { type: 'reasoning', reasoning };
-      for (const toolCall of answer.toolCalls) yield { type: 'tool-call', toolCall };
+      for (const toolCall of assembler.unemittedToolCalls()) {
+        const part: StreamPart = { type: 'tool-call', toolCall };
+        if (shown(part)) yield part;
+      }
       yield {
         type: 'finish',
         finishReason: answer.finishReason,

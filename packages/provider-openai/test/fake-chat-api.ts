@@ -8,6 +8,7 @@ import {
   type Rejection,
   type RenderedReply,
   reasoningOfReply,
+  type ToolCallOrder,
   writeError,
 } from './fake-replies.js';
 
@@ -61,6 +62,7 @@ export function renderChat(
   response: ServerResponse,
   socket: Socket,
   n: number,
+  toolCallOrder: ToolCallOrder = 'interleaved',
 ): void {
   if (reply.type === 'error') {
     writeError(response, reply);
@@ -149,21 +151,20 @@ export function renderChat(
     return;
   }
   const toolCalls = reply.toolCalls ?? [];
-  toolCalls.forEach((call, index) => {
-    send(
-      chunk({
-        tool_calls: [
-          { index, id: call.id, type: 'function', function: { name: call.toolName, arguments: '' } },
-        ],
-      }),
-    );
-  });
-  const argumentChunks = interleave(
-    toolCalls.map((call, index) =>
-      pieces(call.arguments, 5).map((piece) => ({ index, function: { arguments: piece } })),
-    ),
+  const starts = toolCalls.map((call, index) => ({
+    index,
+    id: call.id,
+    type: 'function',
+    function: { name: call.toolName, arguments: '' },
+  }));
+  const argumentChunks = toolCalls.map((call, index) =>
+    pieces(call.arguments, 5).map((piece) => ({ index, function: { arguments: piece } })),
   );
-  for (const argumentChunk of argumentChunks) send(chunk({ tool_calls: [argumentChunk] }));
+  const order =
+    toolCallOrder === 'sequential'
+      ? starts.flatMap((start, index) => [start, ...(argumentChunks[index] ?? [])])
+      : [...starts, ...interleave(argumentChunks)];
+  for (const toolCall of order) send(chunk({ tool_calls: [toolCall] }));
   send(chunk({}, CHAT_FINISH[finishOf(reply)]));
   if ((body.stream_options as { include_usage?: boolean } | undefined)?.include_usage) {
     send({

@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { WireRequest } from '@org/provider-conformance';
 import { chatRequestRejection, renderChat } from './fake-chat-api.js';
 import { FakeReasoningMemory } from './fake-reasoning-memory.js';
-import { errorBody, type FakeReply, writeRejection } from './fake-replies.js';
+import { errorBody, type FakeReply, type ToolCallOrder, writeRejection } from './fake-replies.js';
 import { renderResponses } from './fake-responses-api.js';
 import { projectChat, projectResponses } from './fake-wire-projection.js';
 
@@ -15,6 +15,7 @@ export {
   type RawReply,
   resetBeforeHeaders,
   sseReply,
+  type ToolCallOrder,
 } from './fake-replies.js';
 
 /** One request as the server received it. */
@@ -39,8 +40,13 @@ export interface FakeOpenAIServer {
   close(): Promise<void>;
 }
 
-/** Starts a fake OpenAI server. Every test closes it (`await server.close()`). */
-export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
+/**
+ * Starts a fake OpenAI server. Every test closes it (`await server.close()`). Parallel calls stream interleaved unless
+ * `toolCallOrder` says `'sequential'` (as OpenAI sends them).
+ */
+export async function startFakeOpenAIServer(
+  options: { readonly toolCallOrder?: ToolCallOrder } = {},
+): Promise<FakeOpenAIServer> {
   const queue: FakeReply[] = [];
   const received: ReceivedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -85,8 +91,9 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
         reply.handle({ request, response, socket: request.socket, body });
         return;
       }
-      if (isChat) renderChat(reply, body, response, request.socket, count);
-      else if (isResponses) renderResponses(reply, body, response, request.socket, count, memory);
+      if (isChat) renderChat(reply, body, response, request.socket, count, options.toolCallOrder);
+      else if (isResponses)
+        renderResponses(reply, body, response, request.socket, count, memory, options.toolCallOrder);
       else {
         response.writeHead(404, { 'content-type': 'application/json' });
         response.end(JSON.stringify(errorBody(`Fake server: unknown path ${path}`)));

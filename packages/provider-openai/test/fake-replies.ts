@@ -129,7 +129,14 @@ export function reasoningOfReply(reply: RenderedReply): readonly ScriptedReasoni
 export const pieces = (text: string, size: number): string[] =>
   text.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g')) ?? [];
 
-/** Interleaves the pieces of several lists round-robin, as parallel calls arrive from OpenAI. */
+/**
+ * How the fake server streams the argument deltas of parallel calls: `'interleaved'` round-robin after every call
+ * started (a stress test of the assemblers), or `'sequential'`, each call whole before the next begins, as OpenAI
+ * streams them.
+ */
+export type ToolCallOrder = 'interleaved' | 'sequential';
+
+/** Interleaves the pieces of several lists round-robin. */
 export function interleave<T>(lists: readonly (readonly T[])[]): T[] {
   const result: T[] = [];
   for (let round = 0; lists.some((list) => round < list.length); round++) {

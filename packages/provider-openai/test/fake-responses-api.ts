@@ -7,6 +7,7 @@ import {
   pieces,
   type RenderedReply,
   reasoningOfReply,
+  type ToolCallOrder,
   writeError,
 } from './fake-replies.js';
 
@@ -101,6 +102,7 @@ export function renderResponses(
   socket: Socket,
   n: number,
   memory: FakeReasoningMemory,
+  toolCallOrder: ToolCallOrder = 'interleaved',
 ): void {
   if (reply.type === 'error') {
     writeError(response, reply);
@@ -190,33 +192,33 @@ export function renderResponses(
     });
   }
   const calls = items.filter((item) => item.type === 'function_call');
-  calls.forEach((item, index) => {
-    send({
-      type: 'response.output_item.added',
+  const added = calls.map((item, index) => ({
+    type: 'response.output_item.added',
+    output_index: offset + index,
+    item: { ...item, arguments: '', status: 'in_progress' },
+  }));
+  const deltas = calls.map((item, index) =>
+    pieces(String(item.arguments), 5).map((piece) => ({
+      type: 'response.function_call_arguments.delta',
+      item_id: item.id,
       output_index: offset + index,
-      item: { ...item, arguments: '', status: 'in_progress' },
-    });
-  });
-  const deltas = interleave(
-    calls.map((item, index) =>
-      pieces(String(item.arguments), 5).map((piece) => ({
-        type: 'response.function_call_arguments.delta',
-        item_id: item.id,
-        output_index: offset + index,
-        delta: piece,
-      })),
-    ),
+      delta: piece,
+    })),
   );
-  for (const delta of deltas) send(delta);
-  calls.forEach((item, index) => {
-    send({
+  const done = calls.map((item, index) => [
+    {
       type: 'response.function_call_arguments.done',
       item_id: item.id,
       output_index: offset + index,
       arguments: item.arguments,
-    });
-    send({ type: 'response.output_item.done', output_index: offset + index, item });
-  });
+    },
+    { type: 'response.output_item.done', output_index: offset + index, item },
+  ]);
+  const events =
+    toolCallOrder === 'sequential'
+      ? added.flatMap((event, index) => [event, ...(deltas[index] ?? []), ...(done[index] ?? [])])
+      : [...added, ...interleave(deltas), ...done.flat()];
+  for (const event of events) send(event);
   const final = responseObject(reply, body, n);
   send({
     type: final.status === 'incomplete' ? 'response.incomplete' : 'response.completed',

@@ -1,7 +1,7 @@
 import type { LanguageModel, Message, ModelCapabilitiesOverride, ToolSpec } from '@org/core';
 import type { ConformanceHarness } from '@org/provider-conformance';
 import { createOpenAI, OPENAI_CONTENT_LIMITS, type OpenAIProviderOptions } from '../src/index.js';
-import { type FakeOpenAIServer, startFakeOpenAIServer } from './fake-openai-server.js';
+import { type FakeOpenAIServer, startFakeOpenAIServer, type ToolCallOrder } from './fake-openai-server.js';
 
 /** A fake server and a model on it, with retries that wait on a recorded, instant clock. */
 export interface TestSetup {
@@ -19,10 +19,13 @@ export async function withTestModel(
     capabilities?: ModelCapabilitiesOverride;
     maxTokensParameter?: 'max_completion_tokens' | 'max_tokens';
     streamUsage?: boolean;
+    toolCallOrder?: ToolCallOrder;
   },
   body: (setup: TestSetup) => Promise<void>,
 ): Promise<void> {
-  const server = await startFakeOpenAIServer();
+  const server = await startFakeOpenAIServer(
+    options.toolCallOrder === undefined ? {} : { toolCallOrder: options.toolCallOrder },
+  );
   const waits: number[] = [];
   try {
     const provider = createOpenAI({
@@ -64,9 +67,11 @@ export function createOpenAIHarness(
       reasoning: api === 'chat' ? 'not-on-wire' : 'round-trip',
       contentParts: { limits: OPENAI_CONTENT_LIMITS },
       structuredOutput: true,
+      sequentialToolCalls: true,
     },
     createFixture: async () => {
-      const server = await startFakeOpenAIServer();
+      // Parallel calls one after the other, as OpenAI streams them (other tests stress interleaved ones).
+      const server = await startFakeOpenAIServer({ toolCallOrder: 'sequential' });
       const provider = createOpenAI({
         apiKey: 'sk-conformance-test-key-0000',
         baseURL: server.baseURL,

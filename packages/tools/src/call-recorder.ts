@@ -12,6 +12,7 @@ import {
 import type { Artifact } from './artifacts.js';
 import type { ExecuteActionOptions, ToolInterception, ToolObservation } from './execute-action.js';
 import { DEFAULT_OUTPUT_BUDGET_BYTES } from './serialize-output.js';
+import type { ToolMediaPart } from './tool-content.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -61,6 +62,7 @@ export interface ObservationFields {
   error?: ObservationError;
   rawOutput?: unknown;
   artifacts?: readonly Artifact[];
+  content?: readonly ToolMediaPart[];
   truncated?: boolean;
   hasRaw?: boolean;
 }
@@ -134,6 +136,7 @@ export class CallRecorder {
     if (fields.hasRaw === true) observation.rawOutput = fields.rawOutput;
     if (fields.artifacts !== undefined && fields.artifacts.length > 0)
       observation.artifacts = fields.artifacts;
+    if (fields.content !== undefined && fields.content.length > 0) observation.content = fields.content;
     if (this.#interceptions.length > 0) observation.interceptions = [...this.#interceptions];
     if (fields.truncated === true) observation.truncated = true;
     if (this.#options.onEvent !== undefined) {

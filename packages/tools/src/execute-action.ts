@@ -14,6 +14,7 @@ import { defineOwn } from './json-parser.js';
 import { observeOutcome } from './observe-outcome.js';
 import { effectiveTimeout, timeoutProblem } from './timeout.js';
 import { type Tool, type ToolExecutionContext, type ToolRunView, toolNeedsApproval } from './tool.js';
+import type { ToolMediaPart } from './tool-content.js';
 import { type Outcome, ToolInvocation } from './tool-invocation.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { validateToolArguments } from './validate-tool-arguments.js';
@@ -31,6 +32,8 @@ export type ToolObservation = Observation & {
   /** The value the tool returned, before serialisation and the budget cut. */
   readonly rawOutput?: unknown;
   readonly artifacts?: readonly Artifact[];
+  /** Images and files the tool returned beside its output (`withContent`), for the tool message the model sees. */
+  readonly content?: readonly ToolMediaPart[];
   readonly interceptions?: readonly ToolInterception[];
   /** True when `output` was cut to the budget. */
   readonly truncated?: boolean;

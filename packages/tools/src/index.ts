@@ -82,6 +82,13 @@ export {
   toolCallToAction,
 } from './tool-call-to-action.js';
 export {
+  MAX_TOOL_CONTENT_BYTES,
+  type ToolMediaPart,
+  type ToolOutputWithContent,
+  toolMessageContent,
+  withContent,
+} from './tool-content.js';
+export {
   type LoadToolDescriptionsOptions,
   loadToolDescriptions,
   type ToolDescription,

@@ -8,6 +8,7 @@ import { resolveLimits } from './limits.js';
 import { INVALID, type WalkContext, walk } from './schema-walker.js';
 import { DEFAULT_OUTPUT_BUDGET_BYTES, type SerializedOutput, serializeOutput } from './serialize-output.js';
 import type { Tool } from './tool.js';
+import { contentBytes, hasContent, MAX_TOOL_CONTENT_BYTES, type ToolMediaPart } from './tool-content.js';
 import type { Outcome } from './tool-invocation.js';
 
 /** What the observation of a finished invocation is built from. */
@@ -23,6 +24,14 @@ export interface ObservedCall {
 function safeHasArtifacts(value: unknown): boolean {
   try {
     return hasArtifacts(value);
+  } catch {
+    return false;
+  }
+}
+
+function safeHasContent(value: unknown): boolean {
+  try {
+    return hasContent(value);
   } catch {
     return false;
   }
@@ -84,6 +93,21 @@ export async function observeOutcome(observed: ObservedCall, outcome: Outcome): 
     artifacts = carrier.artifacts;
     value = carrier.output;
   }
+  let content: readonly ToolMediaPart[] | undefined;
+  if (safeHasContent(value)) {
+    const carrier = value as { output: unknown; content: readonly ToolMediaPart[] };
+    content = carrier.content;
+    value = carrier.output;
+    const bytes = contentBytes(content);
+    if (bytes > MAX_TOOL_CONTENT_BYTES) {
+      return call.fail(
+        'error',
+        'content_too_large',
+        `Tool '${tool.name}' returned ${bytes} bytes of images and files, more than the ${MAX_TOOL_CONTENT_BYTES} a tool result may carry.`,
+        { bytes, limit: MAX_TOOL_CONTENT_BYTES },
+      );
+    }
+  }
 
   const outputProblem = checkOutput(tool, value);
   if (outputProblem !== undefined) {
@@ -135,6 +159,7 @@ export async function observeOutcome(observed: ObservedCall, outcome: Outcome): 
     hasRaw: true,
     truncated: serialized.truncated,
     ...(artifacts === undefined ? {} : { artifacts }),
+    ...(content === undefined ? {} : { content }),
   });
 }
 

@@ -43,7 +43,8 @@ export const REFERENCE_CONTENT_LIMITS: ContentLimits = Object.freeze({
  * - `media-flattened`: images and files of user and tool messages are sent as their text rendering, unreported;
  * - `limits-unchecked`: media limits are not checked before sending;
  * - `response-format-dropped`: a response format is left off the wire although structured output is declared;
- * - `response-format-unchecked`: a response format is sent although structured output is not declared.
+ * - `response-format-unchecked`: a response format is sent although structured output is not declared;
+ * - `tool-calls-at-end`: a stream yields every `tool-call` part only at its end, after all calls started.
  */
 export type ReferenceFault =
   | 'reasoning-dropped'
@@ -54,7 +55,8 @@ export type ReferenceFault =
   | 'media-flattened'
   | 'limits-unchecked'
   | 'response-format-dropped'
-  | 'response-format-unchecked';
+  | 'response-format-unchecked'
+  | 'tool-calls-at-end';
 
 /** Options of `createReferenceFixture`. */
 export interface ReferenceFixtureOptions {
@@ -269,14 +271,16 @@ export function createReferenceFixture(options: ReferenceFixtureOptions = {}): C
       const response = respond(reply);
       yield* reasoningParts(response.reasoning ?? []);
       if (response.text) yield { type: 'text-delta', delta: response.text };
+      const atEnd = faults.has('tool-calls-at-end');
       for (const toolCall of response.toolCalls) {
         const parts: StreamPart[] = [
           { type: 'tool-call-start', toolCallId: toolCall.id, toolName: toolCall.toolName },
           { type: 'tool-call-delta', toolCallId: toolCall.id, argumentsDelta: toolCall.arguments },
-          { type: 'tool-call', toolCall },
         ];
+        if (!atEnd) parts.push({ type: 'tool-call', toolCall });
         yield* parts;
       }
+      if (atEnd) for (const toolCall of response.toolCalls) yield { type: 'tool-call', toolCall };
       yield {
         type: 'finish',
         finishReason: response.finishReason,

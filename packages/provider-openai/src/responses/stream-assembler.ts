@@ -1,4 +1,4 @@
-import type { ReasoningPart, StreamPart, ToolCall } from '@org/core';
+import { ProviderError, type ReasoningPart, type StreamPart, type ToolCall } from '@org/core';
 import { APIError } from 'openai';
 import type { ParsedAnswer } from '../parsed-answer.js';
 import { argumentsText, asRecord, stringField } from '../wire-fields.js';
@@ -14,7 +14,12 @@ interface PendingCall {
   readonly callId: string;
   readonly name: string;
   arguments: string;
+  /** Its item is done (`response.output_item.done`); its arguments are final. */
   done: boolean;
+  /** The item was done with `status: 'incomplete'` (cut off): it never goes out before the end of the stream. */
+  cutOff: boolean;
+  /** Set once its `tool-call` part went out, before the end of the stream. */
+  emitted: boolean;
 }
 
 interface PendingReasoning {
@@ -35,7 +40,14 @@ const outputIndexOf = (event: Event): number | undefined =>
  * Assembles Responses API stream events into stream parts and, once `response.completed` (or
  * `response.incomplete`) arrived, the complete answer. Argument deltas are matched to their call by output item id
  * (or output index), whatever the interleaving; unknown event types are ignored; `response.failed` and `error`
- * events throw. Complete calls come only from `finish()`, so a cut-off call never surfaces.
+ * events throw.
+ *
+ * A call's `tool-call` part goes out at its item's `response.output_item.done` (its arguments as that item holds
+ * them), in the order the calls began: a call done before an earlier one waits for it. A call whose item is done
+ * `incomplete`, or never done, comes from `finish()`, once the stream really ended, so a cut-off call never
+ * surfaces early. The final response is authoritative: it must hold the calls already emitted, unchanged and first;
+ * a final response, a `done` event or a delta that would change an emitted call is a malformed stream
+ * (`ProviderError` `invalid_stream_event`), never a silently changed call.
  *
  * Reasoning: summary text deltas become `reasoning-delta` parts (summary parts separated by a blank line, as in the
  * final text), and each completed `reasoning` item one `reasoning` part with its id and encrypted content.
@@ -44,6 +56,9 @@ export class ResponsesStreamAssembler {
   private text = '';
   private refused = false;
   private readonly calls: PendingCall[] = [];
+  /** How many calls, from the first, went out as `tool-call` parts before the end. */
+  private released = 0;
+  private unemittedCalls: readonly ToolCall[] = [];
   private readonly reasonings: PendingReasoning[] = [];
   private unemitted: readonly ReasoningPart[] = [];
   private finalResponse: Record<string, unknown> | undefined;
@@ -90,14 +105,19 @@ export class ResponsesStreamAssembler {
       case 'response.function_call_arguments.delta': {
         const call = this.findCall(event);
         const delta = stringField(event, 'delta') ?? '';
-        if (call === undefined || call.done || delta === '') return [];
+        if (call === undefined || delta === '') return [];
+        if (call.done) throw this.malformedCall(call, 'an argument delta after its item was done');
         call.arguments += delta;
         return [{ type: 'tool-call-delta', toolCallId: call.callId, argumentsDelta: delta }];
       }
       case 'response.function_call_arguments.done': {
         const call = this.findCall(event);
         const final = stringField(event, 'arguments');
-        if (call !== undefined && final !== undefined) call.arguments = final;
+        if (call === undefined || final === undefined) return [];
+        if (call.done && final !== call.arguments) {
+          throw this.malformedCall(call, 'other final arguments after its item was done');
+        }
+        call.arguments = final;
         return [];
       }
       case 'response.output_item.done':
@@ -128,11 +148,38 @@ export class ResponsesStreamAssembler {
     if (type !== 'function_call') return [];
     const parts = this.findCall(event, item) === undefined ? this.startCall(event, item) : [];
     const call = this.findCall(event, item);
-    if (call !== undefined) {
-      call.arguments = argumentsText(item?.arguments ?? call.arguments);
-      call.done = true;
+    if (call === undefined) return parts;
+    const final = argumentsText(item?.arguments ?? call.arguments);
+    if (call.emitted) {
+      if (final !== call.arguments)
+        throw this.malformedCall(call, 'its item done again, with other arguments');
+      return parts;
+    }
+    call.arguments = final;
+    call.done = true;
+    call.cutOff = stringField(item, 'status') === 'incomplete';
+    return [...parts, ...this.releaseDoneCalls()];
+  }
+
+  /** The `tool-call` parts of the calls, from the first not yet released, whose items are done (not cut off). */
+  private releaseDoneCalls(): StreamPart[] {
+    const parts: StreamPart[] = [];
+    let call = this.calls[this.released];
+    while (call?.done && !call.cutOff) {
+      call.emitted = true;
+      this.released++;
+      parts.push({ type: 'tool-call', toolCall: toolCallOf(call) });
+      call = this.calls[this.released];
     }
     return parts;
+  }
+
+  private malformedCall(call: PendingCall, what: string): ProviderError {
+    return new ProviderError({
+      provider: this.provider,
+      providerCode: 'invalid_stream_event',
+      message: `${this.provider} response stream sent ${what} for tool call '${call.callId}' (${call.name}); the stream cannot be trusted.`,
+    });
   }
 
   private pushReasoningDelta(event: Event): StreamPart[] {
@@ -191,6 +238,8 @@ export class ResponsesStreamAssembler {
       name,
       arguments: argumentsText(item?.arguments),
       done: false,
+      cutOff: false,
+      emitted: false,
     };
     this.calls.push(call);
     const parts: StreamPart[] = [{ type: 'tool-call-start', toolCallId: callId, toolName: name }];
@@ -204,6 +253,11 @@ export class ResponsesStreamAssembler {
     return this.unemitted;
   }
 
+  /** After `finish()`: the calls not yet emitted as `tool-call` parts. */
+  unemittedToolCalls(): readonly ToolCall[] {
+    return this.unemittedCalls;
+  }
+
   /**
    * The complete answer; call only once `ended` is true. The final response's calls and reasoning are
    * authoritative; without them, the completed items of the stream are used.
@@ -213,12 +267,11 @@ export class ResponsesStreamAssembler {
     const fromFinal = Array.isArray(final.output)
       ? mapResponsesResponse({ ...final, status: final.status ?? 'completed' }, this.provider)
       : undefined;
-    const toolCalls: ToolCall[] =
+    const toolCalls: readonly ToolCall[] =
       fromFinal !== undefined && fromFinal.toolCalls.length > 0
-        ? [...fromFinal.toolCalls]
-        : this.calls
-            .filter((call) => call.done)
-            .map((call) => ({ id: call.callId, toolName: call.name, arguments: call.arguments }));
+        ? fromFinal.toolCalls
+        : this.calls.filter((call) => call.done).map(toolCallOf);
+    this.unemittedCalls = this.afterEmitted(toolCalls);
     const reasoning = this.finalReasoning(fromFinal?.reasoning);
     const status = stringField(final, 'status') ?? 'completed';
     const incompleteReason = stringField(asRecord(final.incomplete_details), 'reason');
@@ -232,6 +285,25 @@ export class ResponsesStreamAssembler {
       usage: mapResponsesUsage(final.usage),
       ...(this.responseId === undefined ? {} : { responseId: this.responseId }),
     };
+  }
+
+  /** The answer's calls after those already emitted, which must open it unchanged. */
+  private afterEmitted(toolCalls: readonly ToolCall[]): readonly ToolCall[] {
+    for (const [position, call] of this.calls.slice(0, this.released).entries()) {
+      const answered = toolCalls[position];
+      if (
+        answered === undefined ||
+        answered.id !== call.callId ||
+        answered.toolName !== call.name ||
+        answered.arguments !== call.arguments
+      ) {
+        throw this.malformedCall(
+          call,
+          'a final response that leaves out or changes the call it already completed',
+        );
+      }
+    }
+    return toolCalls.slice(this.released);
   }
 
   private finalReasoning(fromFinal: readonly ReasoningPart[] | undefined): readonly ReasoningPart[] {
@@ -267,3 +339,9 @@ export class ResponsesStreamAssembler {
     return assembled;
   }
 }
+
+const toolCallOf = (call: PendingCall): ToolCall => ({
+  id: call.callId,
+  toolName: call.name,
+  arguments: call.arguments,
+});

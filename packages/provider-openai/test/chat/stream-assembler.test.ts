@@ -1,4 +1,4 @@
-import type { StreamPart, ToolCall } from '@org/core';
+import { ProviderError, type StreamPart, type ToolCall } from '@org/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChatStreamAssembler } from '../../src/chat/stream-assembler.js';
@@ -41,16 +41,34 @@ function chunk(toolCall: object): object {
   };
 }
 
-function run(chunks: readonly object[]): { parts: StreamPart[]; calls: readonly ToolCall[] } {
+/** The parts of the chunks, the answer's calls, and the calls `finish()` left to emit. */
+function run(chunks: readonly object[]): {
+  parts: StreamPart[];
+  calls: readonly ToolCall[];
+  late: readonly ToolCall[];
+} {
   const assembler = new ChatStreamAssembler('openai');
   const parts = chunks.flatMap((item) => assembler.push(item));
   parts.push(
     ...assembler.push({ id: 'chatcmpl-1', choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }),
   );
-  return { parts, calls: assembler.finish().toolCalls };
+  return { parts, calls: assembler.finish().toolCalls, late: assembler.unemittedToolCalls() };
 }
 
-function expectConsistent(parts: readonly StreamPart[], calls: readonly ToolCall[]): void {
+const toolCallsOf = (parts: readonly StreamPart[]): ToolCall[] =>
+  parts.flatMap((part) => (part.type === 'tool-call' ? [part.toolCall] : []));
+
+/**
+ * One start per call, deltas adding up to its arguments; each call emitted once, early or by `finish()`, in the order
+ * of the answer, an early one after all its deltas and only while a later call had begun.
+ */
+function expectConsistent(
+  parts: readonly StreamPart[],
+  calls: readonly ToolCall[],
+  late: readonly ToolCall[],
+): void {
+  const early = toolCallsOf(parts);
+  expect([...early, ...late]).toEqual(calls);
   for (const call of calls) {
     expect(
       parts.filter((part) => part.type === 'tool-call-start' && part.toolCallId === call.id),
@@ -61,6 +79,18 @@ function expectConsistent(parts: readonly StreamPart[], calls: readonly ToolCall
       .join('');
     expect(deltas).toBe(call.arguments);
   }
+  for (const call of early) {
+    const emittedAt = parts.findIndex((part) => part.type === 'tool-call' && part.toolCall.id === call.id);
+    const lastDelta = parts.findLastIndex(
+      (part) => part.type === 'tool-call-delta' && part.toolCallId === call.id,
+    );
+    expect(emittedAt).toBeGreaterThan(lastDelta);
+    const laterStart = parts.findIndex(
+      (part) => part.type === 'tool-call-start' && part.toolCallId === calls[calls.indexOf(call) + 1]?.id,
+    );
+    expect(laterStart).toBeGreaterThanOrEqual(0);
+  }
+  expect(late.at(-1)).toEqual(calls.at(-1));
 }
 
 describe('ChatStreamAssembler', () => {
@@ -95,9 +125,9 @@ describe('ChatStreamAssembler', () => {
               chunk({ index: slot % calls.length, id: '', type: 'function', function: { arguments: '' } }),
             );
           }
-          const { parts, calls: assembled } = run(merged);
+          const { parts, calls: assembled, late } = run(merged);
           expect([...assembled].sort((a, b) => a.id.localeCompare(b.id))).toEqual(calls);
-          expectConsistent(parts, assembled);
+          expectConsistent(parts, assembled, late);
         },
       ),
       { numRuns: RUNS },
@@ -119,16 +149,95 @@ describe('ChatStreamAssembler', () => {
           const ready = queues.filter((queue) => queue.length > 0);
           merged.push(chunk(ready[(schedule[step++] ?? 0) % ready.length]!.shift()!));
         }
-        const { parts, calls: assembled } = run(merged);
+        const { parts, calls: assembled, late } = run(merged);
         expect([...assembled].sort((a, b) => a.id.localeCompare(b.id))).toEqual(calls);
-        expectConsistent(parts, assembled);
+        expectConsistent(parts, assembled, late);
       }),
       { numRuns: RUNS },
     );
   });
 
+  it('calls streamed one after the other: each complete call goes out as the next begins, before its start', () => {
+    const { parts, calls, late } = run([
+      chunk({ index: 0, id: 'call_a', function: { name: 'get_weather', arguments: '' } }),
+      chunk({ index: 0, function: { arguments: '{"city":' } }),
+      chunk({ index: 0, function: { arguments: '"Paris"}' } }),
+      chunk({ index: 1, id: 'call_b', function: { name: 'search_docs', arguments: '{"q":' } }),
+      chunk({ index: 1, function: { arguments: '"rain"}' } }),
+    ]);
+    expect(parts.map((part) => (part.type === 'tool-call' ? `call ${part.toolCall.id}` : part.type))).toEqual(
+      [
+        'tool-call-start',
+        'tool-call-delta',
+        'tool-call-delta',
+        'call call_a',
+        'tool-call-start',
+        'tool-call-delta',
+        'tool-call-delta',
+      ],
+    );
+    expect(toolCallsOf(parts)).toEqual([calls[0]]);
+    // The last call has no later one to say it is complete: it comes from finish(), once the stream ended.
+    expect(late).toEqual([{ id: 'call_b', toolName: 'search_docs', arguments: '{"q":"rain"}' }]);
+  });
+
+  it('a call completed after a later one began (an interleaving server) goes out then, and calls keep their order', () => {
+    const assembler = new ChatStreamAssembler('openai');
+    const call = (index: number, text: string, id?: string): StreamPart[] =>
+      assembler.push(
+        chunk({ index, ...(id === undefined ? {} : { id }), function: { name: 'lookup', arguments: text } }),
+      );
+    expect(toolCallsOf(call(0, '{"a":{"b":1}', 'call_0'))).toEqual([]);
+    expect(toolCallsOf(call(1, '{"c":2}', 'call_1'))).toEqual([]);
+    // Call 1 is complete, but call 0 is not: nothing goes out of order.
+    expect(toolCallsOf(call(2, '{"d":', 'call_2'))).toEqual([]);
+    expect(toolCallsOf(call(0, '}'))).toEqual([
+      { id: 'call_0', toolName: 'lookup', arguments: '{"a":{"b":1}}' },
+      { id: 'call_1', toolName: 'lookup', arguments: '{"c":2}' },
+    ]);
+    call(2, '3}');
+    expect(assembler.finish().toolCalls.map((toolCall) => toolCall.id)).toEqual([
+      'call_0',
+      'call_1',
+      'call_2',
+    ]);
+    expect(assembler.unemittedToolCalls().map((toolCall) => toolCall.id)).toEqual(['call_2']);
+  });
+
+  it('arguments that close but are not strict JSON, or not an object, wait for the end of the stream', () => {
+    for (const text of ['{"a":1,}', '{"n":12345678901234567891}', '{"a":1,"a":2}', '[1,2]', '"text"']) {
+      const { parts, late } = run([
+        chunk({ index: 0, id: 'call_x', function: { name: 'lookup', arguments: text } }),
+        chunk({ index: 1, id: 'call_y', function: { name: 'lookup', arguments: '{}' } }),
+      ]);
+      expect(toolCallsOf(parts), text).toEqual([]);
+      expect(late.map((call) => call.arguments)).toEqual([text, '{}']);
+    }
+  });
+
+  it('more argument text for a call already emitted is a malformed stream, never a changed call', () => {
+    const assembler = new ChatStreamAssembler('openai');
+    assembler.push(chunk({ index: 0, id: 'call_a', function: { name: 'lookup', arguments: '{"q":1}' } }));
+    const emitted = assembler.push(
+      chunk({ index: 1, id: 'call_b', function: { name: 'lookup', arguments: '{' } }),
+    );
+    expect(toolCallsOf(emitted)).toEqual([{ id: 'call_a', toolName: 'lookup', arguments: '{"q":1}' }]);
+    // Whitespace and empty fragments change nothing.
+    expect(assembler.push(chunk({ index: 0, function: { arguments: ' \n' } }))).toEqual([]);
+    expect(assembler.push(chunk({ index: 0, id: '', function: { arguments: '' } }))).toEqual([]);
+    let thrown: unknown;
+    try {
+      assembler.push(chunk({ index: 0, function: { arguments: ',"r":2}' } }));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(ProviderError.isInstance(thrown)).toBe(true);
+    expect(thrown).toMatchObject({ providerCode: 'invalid_stream_event' });
+    expect((thrown as Error).message).toMatch(/call_a.*after its arguments were a complete JSON object/);
+  });
+
   it('a server numbering every call 0 still gets one call per id', () => {
-    const { calls } = run([
+    const { parts, calls } = run([
       chunk({ index: 0, id: 'call_a', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }),
       chunk({ index: 0, id: 'call_b', function: { name: 'get_weather', arguments: '{"city":' } }),
       chunk({ index: 0, function: { arguments: '"Oslo"}' } }),
@@ -137,6 +246,7 @@ describe('ChatStreamAssembler', () => {
       { id: 'call_a', toolName: 'get_weather', arguments: '{"city":"Paris"}' },
       { id: 'call_b', toolName: 'get_weather', arguments: '{"city":"Oslo"}' },
     ]);
+    expect(toolCallsOf(parts)).toEqual([calls[0]]);
   });
 
   it('the recorded alibaba pattern (an empty fragment after the call) yields one start and one call', () => {
