@@ -1,5 +1,5 @@
 import { readStrictJson } from '@org/core';
-import type { PlanResult } from '@org/plan-executor';
+import { type PlanResult, parsePlan } from '@org/plan-executor';
 
 /** One step of a plan run, placed in time (milliseconds from the timeline's origin). */
 export interface TimelineStep {
@@ -84,6 +84,13 @@ export function referencedSteps(value: unknown): string[] {
 export function planStepArguments(plan: unknown): Map<string, unknown> {
   const steps = new Map<string, unknown>();
   const parsed = typeof plan === 'string' ? jsonOrText(plan) : plan;
+  // Read as the plan executor reads it: either plan form, references in their canonical `$ref:` form.
+  const read = parsePlan(parsed);
+  if (read.ok) {
+    for (const step of read.plan.steps) if (!steps.has(step.id)) steps.set(step.id, step.arguments);
+    return steps;
+  }
+  // A plan the executor refused: what can be read of its step list.
   const list =
     typeof parsed === 'object' && parsed !== null && Object.hasOwn(parsed, 'steps')
       ? (parsed as { steps?: unknown }).steps
@@ -155,7 +162,9 @@ export function planTimelineOf(
   // writing it (it started within a model call, or in the instant the call completed it).
   const writer =
     first !== undefined && first.startMs > planStartMs + WAITED_FOR_TOLERANCE_MS
-      ? modelCalls.find((call) => call.startMs <= first.startMs && first.startMs <= call.endMs)
+      ? modelCalls.find(
+          (call) => call.startMs <= first.startMs && first.startMs <= call.endMs + WAITED_FOR_TOLERANCE_MS,
+        )
       : undefined;
   return {
     title,
