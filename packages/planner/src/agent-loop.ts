@@ -254,7 +254,8 @@ export async function executeRun(
   let forceOutputTool = false;
   // Every nondeterministic effect goes through one interface, so a durable runtime can journal and replay it.
   const effects = options.effects ?? inProcessRunEffects(options.clock);
-  const now = (): number => effects.now();
+  const clock = options.effects === undefined ? (options.clock ?? Date) : effects;
+  const now = (): number => clock.now();
   const toolExecutor = effects.toolExecutor ?? options.toolExecutor;
   const activeToolRegistries: ActiveToolRegistries = new Map();
   // A call may start while the answer streams only where nothing must be decided first: the default executor, and
@@ -755,7 +756,10 @@ export async function executeRun(
         stepTools = withTool(stepTools, output.tool);
         if (forceOutputTool) toolChoice = { type: 'tool', toolName: output.tool.name };
       }
-      const early = eagerAllowed ? createEarlyExecution() : undefined;
+      // Only a streamed answer can start anything early: a model read whole gets no early execution (and no cost).
+      const early = eagerAllowed && stepModel.capabilities.streaming ? createEarlyExecution() : undefined;
+      // The step's model calls are numbered for the run's effects (a journal keys them by step and number).
+      let modelCalls = 0;
       const context: PlanningContext = {
         model: stepModel,
         tools: stepTools,
@@ -779,8 +783,8 @@ export async function executeRun(
         providerOptions: options.providerOptions,
         emit,
         now,
-        callModel: (request, purpose, index, call) =>
-          effects.callModel({ runId, step: context.step, index, purpose, request }, call),
+        callModel: (request, purpose, call) =>
+          effects.callModel({ runId, step: context.step, index: modelCalls++, purpose, request }, call),
         listening: listener !== undefined,
         ...(outputMode === 'native' && output !== undefined
           ? {

@@ -54,9 +54,7 @@ export async function infer(
         ? readStream(context, request, callbacks)
         : context.model.generate(request);
     response =
-      context.callModel === undefined
-        ? await call()
-        : await context.callModel(request, purpose, callIndex(context), call);
+      context.callModel === undefined ? await call() : await context.callModel(request, purpose, call);
     finishedAt = context.now();
     context.emit({
       type: 'inference-finished',
@@ -108,15 +106,6 @@ export function requestSettings(
     ...(context.temperature === undefined ? {} : { temperature: context.temperature }),
     ...(context.providerOptions === undefined ? {} : { providerOptions: context.providerOptions }),
   };
-}
-
-// How many model calls each planning context has made: a step's calls are numbered for the run's effects.
-const callsByContext = new WeakMap<PlanningContext, number>();
-
-function callIndex(context: PlanningContext): number {
-  const index = callsByContext.get(context) ?? 0;
-  callsByContext.set(context, index + 1);
-  return index;
 }
 
 /**

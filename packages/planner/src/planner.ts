@@ -41,12 +41,11 @@ export interface PlanningContext {
   now(): number;
   /**
    * Makes one model call of this step through the run's effects (`RunEffects.callModel`: in process, or journaled by
-   * a durable runtime). `index` is the call's place among the step's calls. Absent: `infer` calls the model directly.
+   * a durable runtime); the loop numbers the step's calls. Absent: `infer` calls the model directly.
    */
   callModel?(
     request: ModelRequest,
     purpose: InferenceRecord['purpose'],
-    index: number,
     call: () => Promise<ModelResponse>,
   ): Promise<ModelResponse>;
   /** Ask for a JSON final answer matching a schema (the run's `output`, on a model with native structured output). */
