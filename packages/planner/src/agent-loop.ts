@@ -489,7 +489,11 @@ export async function executeRun(
         else startedEarly.push(running.observation);
       }
       runnable.splice(0, runnable.length, ...rest);
+      // Whatever started early for a call that is not among the step's calls (a stream that began a call it never
+      // completed) is stopped and closes its own events.
+      await early.discard(new AbortedError({ operation: 'a call the answer did not complete' }));
     }
+    const maxConcurrency = options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
     let executorError: unknown;
     let executed: readonly ToolObservation[] = [];
     if (runnable.length > 0) {
@@ -498,7 +502,11 @@ export async function executeRun(
         hooks: screening.hooks(),
         injected: options.injected,
         signal: options.signal,
-        maxConcurrency: options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+        // Calls that started early and still run count against the step's concurrency.
+        maxConcurrency:
+          startedEarly.length === 0 || early === undefined
+            ? maxConcurrency
+            : await early.freeSlots(maxConcurrency),
         timeoutMs: options.toolTimeoutMs,
         outputBudgetBytes: options.outputBudgetBytes,
         run: createRunView(runId, state.step, state.history, turn.toolCalls),
@@ -593,10 +601,14 @@ export async function executeRun(
       if (answered !== undefined) {
         return finish('final-answer', { text: JSON.stringify(answered.args), output: answered.args });
       }
-      const invalid = turn.rejected.find((rejected) => rejected.toolCall.toolName === output.tool.name);
+      // An answer call refused for its arguments (one cut by maxParallelToolCalls was never read).
+      const invalid = turn.rejected.find(
+        (rejected) => rejected.reason === 'validation' && rejected.toolCall.toolName === output.tool.name,
+      );
       if (invalid !== undefined) {
         // The model saw what was wrong in the call's result: that was the repair round trip, once.
-        if (outputRepairs >= MAX_OUTPUT_REPAIRS) {
+        // After the one repair, or with no step left for it, the answer that did not match is the run's error.
+        if (outputRepairs >= MAX_OUTPUT_REPAIRS || state.step >= maxSteps) {
           return finish('error', {
             error: new StructuredOutputError({
               text: invalid.toolCall.arguments,
@@ -631,9 +643,10 @@ export async function executeRun(
   };
 
   /** A step's early execution: its calls run with the options the step's executor would give them. */
-  const createEarlyExecution = (): EarlyExecution =>
+  const createEarlyExecution = (stepTools: ToolRegistry): EarlyExecution =>
     new EarlyExecution({
-      registry,
+      registry: stepTools,
+      mayRun: (action) => state.loopGuard.check([action]) === undefined,
       maxConcurrency: options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
       signal: options.signal,
       options: (toolCalls) => ({
@@ -757,7 +770,8 @@ export async function executeRun(
         if (forceOutputTool) toolChoice = { type: 'tool', toolName: output.tool.name };
       }
       // Only a streamed answer can start anything early: a model read whole gets no early execution (and no cost).
-      const early = eagerAllowed && stepModel.capabilities.streaming ? createEarlyExecution() : undefined;
+      const early =
+        eagerAllowed && stepModel.capabilities.streaming ? createEarlyExecution(stepTools) : undefined;
       // The step's model calls are numbered for the run's effects (a journal keys them by step and number).
       let modelCalls = 0;
       const context: PlanningContext = {
@@ -821,7 +835,8 @@ export async function executeRun(
               }
             : readOutputText(output, turn.text, turn.inferences.at(-1)?.finishReason ?? 'stop');
         if (reading.ok) return finish('final-answer', { text: turn.text, output: reading.value });
-        if (outputRepairs >= MAX_OUTPUT_REPAIRS) {
+        // After the one repair, or with no step left for it, the answer that did not match is the run's error.
+        if (outputRepairs >= MAX_OUTPUT_REPAIRS || state.step >= maxSteps) {
           return finish('error', {
             error: new StructuredOutputError({ text: turn.text, problem: reading.problem }),
           });

@@ -12,7 +12,10 @@ import type { EarlyStarts } from './planner.js';
 
 /** What the loop gives a step's early execution. */
 export interface EarlyExecutionSetup {
+  /** The step's tools (`prepareStep`'s active tools): a call of another tool never starts early. */
   readonly registry: ToolRegistry;
+  /** Whether the loop guard lets this call run (a call it would refuse never starts early). */
+  readonly mayRun: (action: Action) => boolean;
   /** Calls that may run at once (`maxConcurrency`): early starts beyond it wait for the end of the answer. */
   readonly maxConcurrency: number;
   /** The run's signal. */
@@ -37,6 +40,7 @@ interface EagerStart {
 /** A call of a tool that reads its arguments as they stream (`executeStreaming`: the plan tool), started at once. */
 interface StreamingStart {
   readonly kind: 'streaming';
+  readonly toolName: string;
   readonly execution: StreamingActionExecution;
   /** The call as it will run, once its arguments are complete and valid. */
   action?: Action;
@@ -69,13 +73,14 @@ export class EarlyExecution implements EarlyStarts {
     const tool = this.#setup.registry.resolve(toolName);
     // Its arguments are unknown yet: only a tool that never needs approval may start on them.
     if (tool?.executeStreaming === undefined || tool.needsApproval !== false) return;
-    if (this.#started.has(toolCallId) || this.#started.size >= this.#setup.maxConcurrency) return;
+    if (this.#started.has(toolCallId) || this.running() >= this.#setup.maxConcurrency) return;
     const execution = executeStreamingAction(
       this.#setup.registry,
       { id: toolCallId, toolName },
       { ...this.#setup.options(this.#toolCalls), ...this.#signalOption() },
     );
-    this.#started.set(toolCallId, { kind: 'streaming', execution });
+    this.#started.set(toolCallId, { kind: 'streaming', toolName, execution });
+    this.#track(execution.observation);
   }
 
   argumentsDelta(toolCallId: string, delta: string): void {
@@ -87,21 +92,67 @@ export class EarlyExecution implements EarlyStarts {
     this.#toolCalls.push(toolCall);
     const started = this.#started.get(action.id);
     if (started?.kind === 'streaming') {
+      // A stream that names another tool at the end of a call than at its start: what started is not this call.
+      if (this.#setup.registry.resolve(started.toolName) !== this.#setup.registry.resolve(action.toolName)) {
+        started.execution.abort(
+          `the model began this call as '${started.toolName}' and completed it as '${action.toolName}'`,
+        );
+        return;
+      }
       started.action = action;
       return;
     }
     const tool = this.#setup.registry.resolve(action.toolName);
     if (tool?.eager !== true || started !== undefined) return;
-    if (this.#started.size >= this.#setup.maxConcurrency) return;
+    if (this.running() >= this.#setup.maxConcurrency || !this.#setup.mayRun(action)) return;
     const controller = new AbortController();
     const options = { ...this.#setup.options(this.#toolCalls), ...this.#signalOption(controller) };
     const execution = toolNeedsApproval(tool, action.args).then(
-      (needsApproval): Running | undefined =>
-        needsApproval ? undefined : { observation: executeAction(this.#setup.registry, action, options) },
+      (needsApproval): Running | undefined => {
+        if (needsApproval) return undefined;
+        const observation = executeAction(this.#setup.registry, action, options);
+        this.#track(observation);
+        return { observation };
+      },
       // A predicate that throws fails closed: the call waits for the step, where approval is decided again.
       () => undefined,
     );
     this.#started.set(action.id, { kind: 'eager', controller, execution });
+  }
+
+  async restart(reason: unknown): Promise<void> {
+    await this.discard(reason);
+    this.#toolCalls.length = 0;
+  }
+
+  /** Calls started early that are still running (they count against `maxConcurrency` with the step's others). */
+  running(): number {
+    return this.#running;
+  }
+
+  /**
+   * How many more calls may run now beside those started early, at least one: waits, while every slot is taken by
+   * an early call, for one of them to end.
+   */
+  async freeSlots(maxConcurrency: number): Promise<number> {
+    while (this.#running >= maxConcurrency && this.#pending.size > 0) await Promise.race(this.#pending);
+    return Math.max(1, maxConcurrency - this.#running);
+  }
+
+  #running = 0;
+  readonly #pending = new Set<Promise<unknown>>();
+
+  #track(observation: Promise<ToolObservation>): void {
+    this.#running++;
+    const settled = observation.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#pending.add(settled);
+    void settled.then(() => {
+      this.#running--;
+      this.#pending.delete(settled);
+    });
   }
 
   callRejected(toolCallId: string, reason: unknown): void {
@@ -161,7 +212,11 @@ export class EarlyExecution implements EarlyStarts {
           started.execution.abort('the call was not valid');
           return undefined;
         }
-        started.execution.complete(started.action);
+        try {
+          started.execution.complete(started.action);
+        } catch (error) {
+          started.execution.abort(error);
+        }
         return { observation: started.execution.observation };
       }),
     );

@@ -1,4 +1,5 @@
 import {
+  AbortedError,
   type Action,
   errorMessageOf,
   type LanguageModel,
@@ -300,7 +301,10 @@ class EarlyConversion {
   readonly #early: EarlyStarts;
   readonly #maxParallel: number;
   readonly #seen = new Set<string>();
+  /** Ids whose call began in this answer: a second call under the same id is renamed later, never started. */
+  readonly #begun = new Set<string>();
   #position = 0;
+  #startPosition = 0;
 
   constructor(context: PlanningContext, early: EarlyStarts, maxParallel: number | undefined) {
     this.#context = context;
@@ -310,8 +314,26 @@ class EarlyConversion {
 
   callbacks(): StreamCallbacks {
     return {
+      onAttempt: async (attempt) => {
+        if (attempt === 1) return;
+        // A retried model call: the earlier attempt's calls are gone, and so is what started for them.
+        this.converted.clear();
+        this.#seen.clear();
+        this.#begun.clear();
+        this.#position = 0;
+        this.#startPosition = 0;
+        await this.#early.restart(
+          new AbortedError({ operation: 'an attempt at the answer that was retried' }),
+        );
+      },
       onToolCallStart: (toolCallId, toolName) => {
-        if (this.#keepsId(toolCallId)) this.#early.callStarted(toolCallId, toolName);
+        const position = this.#startPosition++;
+        const first = !this.#begun.has(toolCallId);
+        this.#begun.add(toolCallId);
+        // Only the first call under an id keeps it, and a call beyond the parallel limit never runs.
+        if (first && position < this.#maxParallel && this.#keepsId(toolCallId)) {
+          this.#early.callStarted(toolCallId, toolName);
+        }
       },
       onToolCallDelta: (toolCallId, delta) => this.#early.argumentsDelta(toolCallId, delta),
       onToolCall: (call) => this.#onToolCall(call),
@@ -320,9 +342,10 @@ class EarlyConversion {
 
   #onToolCall(call: ToolCall): void {
     const position = this.#position++;
-    const keepsId = this.#keepsId(call.id) && !this.#seen.has(call.id);
+    const repeated = this.#seen.has(call.id);
     this.#seen.add(call.id);
-    if (!keepsId) return;
+    // A later call under an id already used in this answer is renamed at the end: it is not the call that began.
+    if (repeated || !this.#keepsId(call.id)) return;
     if (position >= this.#maxParallel) {
       this.#early.callRejected(call.id, 'beyond maxParallelToolCalls');
       return;

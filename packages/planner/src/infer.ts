@@ -12,6 +12,11 @@ import { StreamingRedactor } from './streaming-redactor.js';
 
 /** What a planner hears of a streamed answer while it arrives (calls in the order the model writes them). */
 export interface StreamCallbacks {
+  /**
+   * A new attempt at the answer begins (a durable runtime's `callModel` may call the model again after a failed
+   * attempt): what the planner heard of an earlier attempt no longer holds.
+   */
+  onAttempt?(attempt: number): Promise<void> | void;
   /** The model began writing a tool call. */
   onToolCallStart?(toolCallId: string, toolName: string): void;
   /** A fragment of a tool call's raw arguments. */
@@ -49,10 +54,13 @@ export async function infer(
   try {
     // A model that streams is streamed: text reaches listeners as it is written, and each tool call as soon as its
     // arguments are complete (the loop may start it while the model goes on).
-    const call = (): Promise<ModelResponse> =>
-      context.model.capabilities.streaming
+    let attempts = 0;
+    const call = async (): Promise<ModelResponse> => {
+      await callbacks.onAttempt?.(++attempts);
+      return context.model.capabilities.streaming
         ? readStream(context, request, callbacks)
         : context.model.generate(request);
+    };
     response =
       context.callModel === undefined ? await call() : await context.callModel(request, purpose, call);
     finishedAt = context.now();

@@ -74,6 +74,8 @@ export interface EarlyStarts {
   callReady(action: Action, toolCall: ToolCall): void;
   /** A call will not run as written (invalid arguments, beyond the parallel limit): stop what started for it. */
   callRejected(toolCallId: string, reason: unknown): void;
+  /** The answer is being asked for again (a retried model call): everything started for the lost attempt is stopped. */
+  restart(reason: unknown): Promise<void>;
 }
 
 /** One model call made while planning a step. */

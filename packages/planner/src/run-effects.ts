@@ -29,7 +29,11 @@ export type RunIdKind = 'run' | 'resume-token';
  * the first time: a JSON copy); `now` and `newId` return values a replay sees again.
  */
 export interface RunEffects {
-  /** Runs one model call. `call()` makes it (streaming, if the model streams); a journal records what it returns. */
+  /**
+   * Runs one model call. `call()` makes it (streaming, if the model streams); a journal records what it returns. A
+   * runtime may call `call()` again after a failed attempt: listeners have then seen that attempt's deltas, and what it
+   * started early is aborted before the next attempt.
+   */
   callModel(info: ModelCallInfo, call: () => Promise<ModelResponse>): Promise<ModelResponse>;
   /**
    * Runs each step's approved tool calls. Default: `options.toolExecutor`, else the in-process executor. A durable

@@ -2,8 +2,11 @@ import { redactSecrets } from '@org/core';
 
 /** Whitespace-separated words a secret pattern can span (`password : Bearer value`): never emitted early. */
 const HELD_WORDS = 4;
-/** Text held without a safe cut: beyond this it is emitted redacted as it is (a run of text with no spaces). */
-const MAX_HELD_CHARACTERS = 8_192;
+/**
+ * A run of text with no spaces (compact JSON) has no word to cut at: beyond this many characters it is cut this many
+ * characters before its end instead, so a secret being written at the end is never emitted in part.
+ */
+const HELD_TAIL_CHARACTERS = 1_024;
 
 /**
  * Redacts text that arrives in deltas, so a secret split across deltas is still caught. The last few words are held
@@ -17,17 +20,17 @@ export class StreamingRedactor {
   /** Takes the next delta; returns the redacted text that is safe to emit now (often `''`). */
   push(delta: string): string {
     this.#pending += delta;
-    const cut = this.#safeCut();
-    if (cut === -1) {
-      if (this.#pending.length <= MAX_HELD_CHARACTERS) return '';
-      return this.flush();
-    }
+    const wordCut = this.#safeCut();
+    const cut = Math.max(
+      wordCut,
+      this.#pending.length - 2 * HELD_TAIL_CHARACTERS > 0 ? this.#pending.length - HELD_TAIL_CHARACTERS : -1,
+    );
+    if (cut <= 0) return '';
     const head = this.#pending.slice(0, cut);
     const tail = this.#pending.slice(cut);
     const redactedHead = redactSecrets(head);
-    if (redactedHead + redactSecrets(tail) !== redactSecrets(this.#pending)) {
-      return this.#pending.length <= MAX_HELD_CHARACTERS ? '' : this.flush();
-    }
+    // A pattern that spans the cut would match differently on each side: hold on until the cut is clear of it.
+    if (redactedHead + redactSecrets(tail) !== redactSecrets(this.#pending)) return '';
     this.#pending = tail;
     return redactedHead;
   }

@@ -75,6 +75,14 @@ describe('runAgent({ output }): a typed final answer', () => {
     expect(result.output).toBeUndefined();
   });
 
+  it('with no step left for the repair, ends with StructuredOutputError rather than max-steps', async () => {
+    const model = native([{ text: 'Paris, I think.' }, { text: 'never asked' }]);
+    const result = await runAgent({ model, tools: weatherTools(), task: TASK, output: Answer, maxSteps: 1 });
+    expect(result.finishReason).toBe('error');
+    expect(StructuredOutputError.isInstance(result.error)).toBe(true);
+    expect(result.error).toMatchObject({ text: 'Paris, I think.' });
+  });
+
   it('uses a terminal final_answer tool where the model has no native structured output', async () => {
     const model = createScriptedModel({
       script: [
