@@ -12,6 +12,11 @@ export interface ArgumentTemplate {
   readonly sites: readonly TemplateSite[];
   /** Whether any site is below the top level (then containers along its path are copied before writing). */
   readonly nested: boolean;
+  /**
+   * The JSON size of the arguments as written (counted as `measureJsonValue` counts), so a run charges a step's
+   * written arguments to its byte limit without walking them again.
+   */
+  readonly writtenBytes: number;
 }
 
 /** Every reference site in a step's arguments and every malformed `$ref:`, with where it was found. */
@@ -45,8 +50,13 @@ export function compileArguments(args: Readonly<Record<string, unknown>>): Compi
   let sites: TemplateSite[] | undefined;
   let malformed: { malformed: MalformedReference; pathText: string }[] | undefined;
   let nested = false;
+  let writtenBytes = 0;
   const path: (string | number)[] = [];
   const visit = (value: unknown): void => {
+    // The same count as measureJsonValue's: the fill starts its byte budget from it.
+    if (typeof value === 'string') writtenBytes += value.length + 2;
+    else if (value !== null && typeof value === 'object') writtenBytes += 2;
+    else writtenBytes += 8;
     if (typeof value === 'string') {
       const scanned = scanReferences(value);
       if (scanned.malformed.length > 0) {
@@ -61,12 +71,14 @@ export function compileArguments(args: Readonly<Record<string, unknown>>): Compi
       sites.push({ path: path.slice(), template });
     } else if (Array.isArray(value)) {
       for (let index = 0; index < value.length; index++) {
+        writtenBytes += 1;
         path.push(index);
         visit(value[index]);
         path.pop();
       }
     } else if (value !== null && typeof value === 'object') {
       for (const key of Object.keys(value)) {
+        writtenBytes += key.length + 4;
         path.push(key);
         visit((value as Record<string, unknown>)[key]);
         path.pop();
@@ -76,7 +88,7 @@ export function compileArguments(args: Readonly<Record<string, unknown>>): Compi
   visit(args);
   if (sites === undefined && malformed === undefined) return NOTHING;
   return {
-    template: sites === undefined ? undefined : { sites, nested },
+    template: sites === undefined ? undefined : { sites, nested, writtenBytes },
     malformed: malformed ?? NOTHING.malformed,
   };
 }

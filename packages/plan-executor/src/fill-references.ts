@@ -61,7 +61,7 @@ export class ReferenceFiller {
   fill(args: Readonly<Record<string, unknown>>, template: ArgumentTemplate): FilledArguments {
     const maximum = this.#limits.maxArgumentsBytes;
     this.#missing = undefined;
-    this.#remaining = maximum - measureJsonValue(args, maximum, Number.POSITIVE_INFINITY).bytes;
+    this.#remaining = maximum - template.writtenBytes;
     const filled = fillArguments(args, template, this.#resolveSite);
     return { args: filled, missing: this.#missing };
   }
