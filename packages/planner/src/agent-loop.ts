@@ -254,8 +254,9 @@ export async function executeRun(
   let forceOutputTool = false;
   // Every nondeterministic effect goes through one interface, so a durable runtime can journal and replay it.
   const effects = options.effects ?? inProcessRunEffects(options.clock);
-  const clock = options.effects === undefined ? (options.clock ?? Date) : effects;
-  const now = (): number => clock.now();
+  const clock = options.effects === undefined ? options.clock : effects;
+  // `Date.now` itself when nothing else keeps the time: the loop reads the clock for every event.
+  const now: () => number = clock === undefined ? Date.now : () => clock.now();
   const toolExecutor = effects.toolExecutor ?? options.toolExecutor;
   const activeToolRegistries: ActiveToolRegistries = new Map();
   // A call may start while the answer streams only where nothing must be decided first: the default executor, and

@@ -74,7 +74,8 @@ export async function infer(
       adjustments: response.adjustments,
       durationMs: finishedAt - startedAt,
       // A live log shows the ReAct decision or the final answer from here; secrets never reach a listener.
-      ...(response.text === '' ? {} : { text: redactSecrets(response.text) }),
+      // (Redacted only when someone listens: the event reaches no one otherwise.)
+      ...(response.text === '' || context.listening === false ? {} : { text: redactSecrets(response.text) }),
       ...(response.responseId === undefined ? {} : { responseId: response.responseId }),
     });
   } catch (error) {
