@@ -128,6 +128,11 @@ export {
   type ToolChoiceSupport,
 } from './model-capabilities.js';
 export {
+  OPENAI_STRICT_SCHEMA_FORMATS,
+  OPENAI_STRICT_SCHEMA_KEYWORDS,
+  OPENAI_STRICT_SCHEMA_MAX_PROPERTIES,
+} from './openai-strict-dialect.js';
+export {
   mapPropertyNames,
   mapToolPropertyNames,
   type PropertyNameMapping,

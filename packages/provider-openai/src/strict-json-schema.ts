@@ -1,43 +1,10 @@
-import type { JsonSchema } from '@org/core';
+import {
+  type JsonSchema,
+  OPENAI_STRICT_SCHEMA_FORMATS,
+  OPENAI_STRICT_SCHEMA_KEYWORDS,
+  OPENAI_STRICT_SCHEMA_MAX_PROPERTIES,
+} from '@org/core';
 
-// The JSON Schema subset of OpenAI structured outputs in strict mode
-// (https://platform.openai.com/docs/guides/structured-outputs#supported-schemas): the same keywords and formats the
-// `openai-strict` target of @org/tools produces.
-const STRICT_KEYWORDS: ReadonlySet<string> = new Set([
-  'type',
-  'properties',
-  'required',
-  'additionalProperties',
-  'items',
-  'enum',
-  'const',
-  'anyOf',
-  '$ref',
-  '$defs',
-  'description',
-  'title',
-  'pattern',
-  'format',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'minItems',
-  'maxItems',
-]);
-const STRICT_FORMATS: ReadonlySet<string> = new Set([
-  'date-time',
-  'time',
-  'date',
-  'duration',
-  'email',
-  'hostname',
-  'ipv4',
-  'ipv6',
-  'uuid',
-]);
-const MAXIMUM_PROPERTIES = 5000;
 const MAXIMUM_OBJECT_NESTING = 10;
 
 type Node = Record<string, unknown>;
@@ -68,9 +35,10 @@ export function strictSchemaProblem(schema: JsonSchema): string | undefined {
     const at = path === '' ? '(root)' : path;
     if (!isNode(node)) return `at ${at}: not a schema object`;
     for (const key of Object.keys(node)) {
-      if (!STRICT_KEYWORDS.has(key)) return `at ${at}: the keyword '${key}' is not supported in strict mode`;
+      if (!OPENAI_STRICT_SCHEMA_KEYWORDS.has(key))
+        return `at ${at}: the keyword '${key}' is not supported in strict mode`;
     }
-    if (typeof node.format === 'string' && !STRICT_FORMATS.has(node.format)) {
+    if (typeof node.format === 'string' && !OPENAI_STRICT_SCHEMA_FORMATS.has(node.format)) {
       return `at ${at}: the format '${node.format}' is not supported in strict mode`;
     }
     if (node.$defs !== undefined) {
@@ -102,7 +70,8 @@ export function strictSchemaProblem(schema: JsonSchema): string | undefined {
       const required = Array.isArray(node.required) ? node.required : [];
       const names = Object.keys(own);
       properties += names.length;
-      if (properties > MAXIMUM_PROPERTIES) return `more than ${MAXIMUM_PROPERTIES} properties in all`;
+      if (properties > OPENAI_STRICT_SCHEMA_MAX_PROPERTIES)
+        return `more than ${OPENAI_STRICT_SCHEMA_MAX_PROPERTIES} properties in all`;
       const missing = names.filter((name) => !required.includes(name));
       if (missing.length > 0) return `at ${at}: every property must be required (not: ${missing.join(', ')})`;
       for (const name of names) {

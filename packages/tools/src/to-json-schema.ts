@@ -1,4 +1,10 @@
-import type { JsonSchema, JsonSchemaTypeName } from '@org/core';
+import {
+  type JsonSchema,
+  type JsonSchemaTypeName,
+  OPENAI_STRICT_SCHEMA_FORMATS,
+  OPENAI_STRICT_SCHEMA_KEYWORDS,
+  OPENAI_STRICT_SCHEMA_MAX_PROPERTIES,
+} from '@org/core';
 import { InvalidToolSchemaError } from './errors.js';
 import { defineOwn } from './json-parser.js';
 import { normalizeJsonSchema } from './normalize-json-schema.js';
@@ -23,42 +29,8 @@ export interface ToJsonSchemaOptions {
   readonly toolName?: string;
 }
 
-// Keywords OpenAI structured outputs accept in strict mode; everything else is removed (and, for constraints,
+// Keywords outside OpenAI's strict subset (OPENAI_STRICT_SCHEMA_KEYWORDS of core) are removed (and, for constraints,
 // restated in the description so the model still knows, while validation keeps enforcing them).
-const OPENAI_STRICT_KEYWORDS: ReadonlySet<string> = new Set([
-  'type',
-  'properties',
-  'required',
-  'additionalProperties',
-  'items',
-  'enum',
-  'const',
-  'anyOf',
-  '$ref',
-  '$defs',
-  'description',
-  'title',
-  'pattern',
-  'format',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'minItems',
-  'maxItems',
-]);
-const OPENAI_STRICT_FORMATS: ReadonlySet<string> = new Set([
-  'date-time',
-  'time',
-  'date',
-  'duration',
-  'email',
-  'hostname',
-  'ipv4',
-  'ipv6',
-  'uuid',
-]);
 const RESTATED_KEYWORDS: ReadonlySet<string> = new Set([
   'minLength',
   'maxLength',
@@ -191,7 +163,7 @@ function assertPropertyNames(
 }
 
 // OpenAI structured outputs: at most 5000 object properties in all and 10 levels of object nesting.
-const STRICT_MAXIMUM_PROPERTIES = 5000;
+const STRICT_MAXIMUM_PROPERTIES = OPENAI_STRICT_SCHEMA_MAX_PROPERTIES;
 const STRICT_MAXIMUM_NESTING = 10;
 
 function assertStrictLimits(schema: JsonSchema, named: { toolName?: string }): void {
@@ -284,11 +256,11 @@ function strictify(schema: JsonSchema, path: string, named: { toolName?: string 
     fail('a value of any type cannot be expressed in strict mode; give it a type');
   }
   for (const [key, value] of Object.entries(schema)) {
-    if (!OPENAI_STRICT_KEYWORDS.has(key)) {
+    if (!OPENAI_STRICT_SCHEMA_KEYWORDS.has(key)) {
       if (RESTATED_KEYWORDS.has(key)) notes.push(`${key}: ${JSON.stringify(value)}`);
       continue;
     }
-    if (key === 'format' && (typeof value !== 'string' || !OPENAI_STRICT_FORMATS.has(value))) {
+    if (key === 'format' && (typeof value !== 'string' || !OPENAI_STRICT_SCHEMA_FORMATS.has(value))) {
       notes.push(`format: ${JSON.stringify(value)}`);
       continue;
     }
