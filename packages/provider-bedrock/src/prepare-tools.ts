@@ -139,6 +139,16 @@ export function prepareTools(options: PrepareToolsOptions): PreparedTools {
     return withoutTools('native', { kind: 'accept-all' });
   }
 
+  /** The tools with a tool choice Converse takes as it is: every call the model makes is returned. */
+  const native = (toolChoice: ToolConfiguration['toolChoice']): PreparedTools => ({
+    toolConfig: { tools: wireTools, toolChoice },
+    toolHistory: 'native',
+    instruction: undefined,
+    names,
+    propertyNames,
+    callPolicy: { kind: 'accept-all' },
+    adjustments,
+  });
   const unsupported = (mode: string): UnsupportedToolChoiceError =>
     new UnsupportedToolChoiceError({ provider: BEDROCK_PROVIDER, modelId, mode });
   const emulated = (
@@ -167,30 +177,14 @@ export function prepareTools(options: PrepareToolsOptions): PreparedTools {
 
   switch (toolChoice.type) {
     case 'auto':
-      return {
-        toolConfig: { tools: wireTools, toolChoice: { auto: {} } },
-        toolHistory: 'native',
-        instruction: undefined,
-        names,
-        propertyNames,
-        callPolicy: { kind: 'accept-all' },
-        adjustments,
-      };
+      return native({ auto: {} });
     case 'required': {
       const support = capabilities.toolChoice.required;
       if (support === 'unsupported') throw unsupported('required');
       if (support === 'emulated' || options.forceEmulation) {
         return emulated('required', REQUIRED_INSTRUCTION, { kind: 'expect-any' }, {});
       }
-      return {
-        toolConfig: { tools: wireTools, toolChoice: { any: {} } },
-        toolHistory: 'native',
-        instruction: undefined,
-        names,
-        propertyNames,
-        callPolicy: { kind: 'accept-all' },
-        adjustments,
-      };
+      return native({ any: {} });
     }
     case 'tool': {
       const support = capabilities.toolChoice.tool;
@@ -204,15 +198,7 @@ export function prepareTools(options: PrepareToolsOptions): PreparedTools {
           { toolName: toolChoice.toolName },
         );
       }
-      return {
-        toolConfig: { tools: wireTools, toolChoice: { tool: { name: wireName } } },
-        toolHistory: 'native',
-        instruction: undefined,
-        names,
-        propertyNames,
-        callPolicy: { kind: 'accept-all' },
-        adjustments,
-      };
+      return native({ tool: { name: wireName } });
     }
     case 'none': {
       if (capabilities.toolChoice.none === 'unsupported') throw unsupported('none');
