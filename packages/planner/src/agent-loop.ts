@@ -10,6 +10,7 @@ import {
   type Message,
   OrgError,
   type RunEvent,
+  type RunEventListener,
   type RunEventOf,
   type ToolChoice,
   timerDelayProblem,
@@ -27,6 +28,7 @@ import type {
   StopCondition,
 } from './agent-types.js';
 import { canonicalJson } from './argument-leak.js';
+import { runListener } from './combine-listeners.js';
 import { EarlyExecution } from './early-execution.js';
 import {
   type FailedToolCall,
@@ -216,13 +218,15 @@ function prepare(options: AgentOptions): {
 }
 
 /**
- * Runs the loop, emitting every event through `emit`. Resolves with the result; never rejects once the options
- * are valid (a provider error, an abort or an unreadable decision ends the run with `finishReason` and `error`).
+ * Runs the loop, delivering every event to `ownListener` (a stream's) and then to `onEvent`'s listeners. Resolves
+ * with the result; never rejects once the options are valid (a provider error, an abort or an unreadable decision
+ * ends the run with `finishReason` and `error`).
  */
 export async function executeRun(
   givenOptions: AgentOptions,
-  listener: ((event: RunEvent) => void) | undefined,
+  ownListener?: RunEventListener,
 ): Promise<AgentResult> {
+  const listener = runListener(ownListener, givenOptions.onEvent);
   // Checked once here, so a run that pauses can seal its state and a resume can verify it.
   const stateKeys =
     givenOptions.stateSecret === undefined ? undefined : stateSecretKeys(givenOptions.stateSecret);

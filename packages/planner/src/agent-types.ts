@@ -4,13 +4,13 @@ import type {
   LanguageModel,
   Message,
   ProviderOptions,
-  RunEventListener,
   ToolCall,
   ToolChoice,
   ToolChoiceInput,
   Usage,
 } from '@org/core';
 import type { ExecuteActionOptions, Tool, ToolObservation, ToolRegistry, ZodSchema } from '@org/tools';
+import type { RunEventListeners } from './combine-listeners.js';
 import type { MessageCompiler, StepMessages } from './message-compiler.js';
 import type { InferenceRecord, Planner, PlannerTurn } from './planner.js';
 import type { PrepareStep } from './prepare-step.js';
@@ -251,7 +251,11 @@ export interface AgentOptions {
    * whole history, with no extra work per step.
    */
   readonly compileMessages?: MessageCompiler;
-  readonly onEvent?: RunEventListener;
+  /**
+   * Listens to the run's events: one listener, or several (called in order with each event, each isolated from the
+   * others' failures), e.g. `[otelListener(), printProgress]`. See also `combineListeners`.
+   */
+  readonly onEvent?: RunEventListeners;
   readonly signal?: AbortSignal;
   /**
    * The time source of event timestamps and durations, e.g. the scripted model's virtual clock. Only `now` is
