@@ -42,7 +42,17 @@ export interface RunFinishedEvent extends EventBase {
   /** `final-answer`, `terminal-tool`, `max-steps`, `stop-condition`, `loop-guard`, `aborted`, `approval-required`, `error`. */
   readonly reason: string;
   readonly steps: number;
+  /**
+   * Usage of the whole run so far (`AgentResult.usage`): a resumed run's includes what its earlier segments spent,
+   * so it is not to be summed across the `run-finished` events of one `runId`.
+   */
   readonly usage: Usage;
+  /**
+   * Usage of this segment alone (`AgentResult.segmentUsage`): the model calls made between this `run-started` and
+   * this `run-finished`, the sum of their `inference-finished` usage. A run that pauses for approval and resumes has
+   * one segment per `run-started`; summing `segmentUsage` over them gives the run's `usage`, counting nothing twice.
+   */
+  readonly segmentUsage: Usage;
   /**
    * Why the run failed, when it ended in `error`, `aborted` or `loop-guard`: the code and message of the result's
    * `error` (a `ProviderError`, `AbortedError`, `ToolCallLoopError`, `DecisionExtractionError`, ...).
