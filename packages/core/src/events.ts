@@ -148,7 +148,7 @@ export interface ToolCallArgumentsCompleteEvent extends EventBase {
   readonly toolName: string;
   /**
    * The complete raw argument text as the model wrote it (JSON, not yet parsed, repaired or validated: read it with
-   * `parseJsonStrict` of `@org/core`); the arguments the call runs with are on its `tool-call-started`, or its
+   * `readStrictJson` of `@org/core`, which never throws); the arguments the call runs with are on its `tool-call-started`, or its
    * `validation-failed` says why it will not run.
    */
   readonly arguments: string;
