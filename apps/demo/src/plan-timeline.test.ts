@@ -294,7 +294,15 @@ describe('buildRunTimeline and renderTimelineSvg: the model and the tools on one
           durationMs: 800,
         },
       },
-      { type: 'run-finished', ...at(2000), runId: 'run_1', reason: 'final-answer', steps: 2, usage },
+      {
+        type: 'run-finished',
+        ...at(2000),
+        runId: 'run_1',
+        reason: 'final-answer',
+        steps: 2,
+        usage,
+        segmentUsage: usage,
+      },
     ];
     const timeline = buildRunTimeline('streamed plan', events);
     expect(timeline.durationMs).toBe(2000);

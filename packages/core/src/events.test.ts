@@ -14,6 +14,7 @@ describe('RunEvent', () => {
       | 'reasoning-delta'
       | 'tool-call-streaming-started'
       | 'tool-call-arguments-delta'
+      | 'tool-call-arguments-complete'
       | 'tool-call-started'
       | 'tool-call-finished'
       | 'tool-call-progress'

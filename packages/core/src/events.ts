@@ -42,7 +42,17 @@ export interface RunFinishedEvent extends EventBase {
   /** `final-answer`, `terminal-tool`, `max-steps`, `stop-condition`, `loop-guard`, `aborted`, `approval-required`, `error`. */
   readonly reason: string;
   readonly steps: number;
+  /**
+   * Usage of the whole run so far (`AgentResult.usage`): a resumed run's includes what its earlier segments spent,
+   * so it is not to be summed across the `run-finished` events of one `runId`.
+   */
   readonly usage: Usage;
+  /**
+   * Usage of this segment alone (`AgentResult.segmentUsage`): the model calls made between this `run-started` and
+   * this `run-finished`, the sum of their `inference-finished` usage. A run that pauses for approval and resumes has
+   * one segment per `run-started`; summing `segmentUsage` over them gives the run's `usage`, counting nothing twice.
+   */
+  readonly segmentUsage: Usage;
   /**
    * Why the run failed, when it ended in `error`, `aborted` or `loop-guard`: the code and message of the result's
    * `error` (a `ProviderError`, `AbortedError`, `ToolCallLoopError`, `DecisionExtractionError`, ...).
@@ -102,7 +112,11 @@ export interface ReasoningDeltaEvent extends EventBase {
   readonly delta: string;
 }
 
-/** The model began writing a tool call; its arguments follow in `tool-call-arguments-delta` events. */
+/**
+ * The model began writing a tool call (streamed answers only); its arguments follow in `tool-call-arguments-delta`
+ * events and end with one `tool-call-arguments-complete` of the same `toolCallId`, unless the answer breaks off
+ * first (`inference-failed`). All text and reasoning the model wrote before the call has been delivered by then.
+ */
 export interface ToolCallStreamingStartedEvent extends EventBase {
   readonly type: 'tool-call-streaming-started';
   readonly step: number;
@@ -116,6 +130,28 @@ export interface ToolCallArgumentsDeltaEvent extends EventBase {
   readonly step: number;
   readonly toolCallId: string;
   readonly delta: string;
+}
+
+/**
+ * A streamed tool call's arguments are complete: the model finished writing the call, while the rest of its answer
+ * may still be coming. Emitted once for every call of a streamed answer (after its `tool-call-streaming-started` and
+ * `tool-call-arguments-delta` events, when the model sent those), before the call's `tool-call-started` or
+ * `validation-failed`. A tool that starts on its streaming arguments (`executeStreaming`, such as
+ * `execute_tool_plan`) is announced by `tool-call-started` with the arguments known then (`{}`); this event gives
+ * a listener the whole call, so a progress display can show what the call does. Not emitted for an answer read
+ * whole (`generate`): its `tool-call-started` carries the complete arguments.
+ */
+export interface ToolCallArgumentsCompleteEvent extends EventBase {
+  readonly type: 'tool-call-arguments-complete';
+  readonly step: number;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /**
+   * The complete raw argument text as the model wrote it (JSON, not yet parsed, repaired or validated: read it with
+   * `readStrictJson` of `@org/core`, which never throws); the arguments the call runs with are on its `tool-call-started`, or its
+   * `validation-failed` says why it will not run.
+   */
+  readonly arguments: string;
 }
 
 /**
@@ -236,6 +272,7 @@ export type RunEvent =
   | ReasoningDeltaEvent
   | ToolCallStreamingStartedEvent
   | ToolCallArgumentsDeltaEvent
+  | ToolCallArgumentsCompleteEvent
   | ToolCallStartedEvent
   | ToolCallFinishedEvent
   | ToolCallProgressEvent

@@ -57,6 +57,7 @@ export type {
   RunFinishedEvent,
   RunStartedEvent,
   TextDeltaEvent,
+  ToolCallArgumentsCompleteEvent,
   ToolCallArgumentsDeltaEvent,
   ToolCallFinishedEvent,
   ToolCallInterceptedEvent,

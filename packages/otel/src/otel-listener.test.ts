@@ -7,7 +7,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { RateLimitError, type RunEvent, registerSecret } from '@org/core';
 import { createToolPlanTool } from '@org/plan-executor';
-import { runAgent } from '@org/planner';
+import { type AgentState, runAgent } from '@org/planner';
 import { createScriptedModel, createVirtualClock } from '@org/provider-scripted';
 import { defineTool, ToolRegistry } from '@org/tools';
 import { describe, expect, it } from 'vitest';
@@ -236,6 +236,89 @@ describe('otelListener', () => {
       '│  └─ execute_tool compare_temperatures  (step compare)',
       expect.stringMatching(/^└─ chat scripted-model {2}\(CLIENT, tokens \d+→\d+, stop\)$/),
     ]);
+  });
+
+  it('a run paused for approval and resumed from JSON: each run span counts its own model calls, never twice', async () => {
+    const { exporter, provider } = setup();
+    const tracer = provider.getTracer('test');
+    const clock = createVirtualClock();
+    const deleted: string[] = [];
+    const tools = new ToolRegistry([
+      ...weatherTools(clock).list(),
+      defineTool({
+        name: 'delete_report',
+        description: 'Deletes a report.',
+        input: z.object({ name: z.string() }),
+        needsApproval: true,
+        execute: ({ name }) => {
+          deleted.push(name);
+          return 'deleted';
+        },
+      }),
+    ]);
+    const paused = await runAgent({
+      model: createScriptedModel({
+        clock,
+        script: [
+          { toolCalls: [{ toolName: 'get_weather', arguments: { city: 'Paris' } }] },
+          { toolCalls: [{ id: 'd1', toolName: 'delete_report', arguments: { name: 'old weather report' } }] },
+        ],
+      }),
+      tools,
+      task: 'Look up Paris, then delete the old weather report.',
+      clock,
+      onEvent: otelListener({ tracer }),
+    });
+    expect(paused.finishReason).toBe('approval-required');
+    const state = JSON.parse(JSON.stringify(paused.state)) as AgentState;
+    const resumed = await runAgent({
+      model: createScriptedModel({
+        clock,
+        script: [{ text: 'It is 18°C in Paris; the report is deleted.' }],
+      }),
+      tools,
+      clock,
+      resume: { state, decisions: { d1: true } },
+      onEvent: otelListener({ tracer }),
+    });
+    expect(resumed.finishReason).toBe('final-answer');
+    expect(deleted).toEqual(['old weather report']);
+
+    const spans = exporter.getFinishedSpans();
+    const runSpans = spans.filter((span) => span.name === 'invoke_agent');
+    const chats = spans.filter((span) => span.name.startsWith('chat '));
+    expect(runSpans).toHaveLength(2);
+    expect(chats).toHaveLength(3);
+    const tokens = (span: ReadableSpan, attribute: string): number => span.attributes[attribute] as number;
+    const sum = (list: readonly ReadableSpan[], attribute: string): number =>
+      list.reduce((total, span) => total + tokens(span, attribute), 0);
+    for (const attribute of ['gen_ai.usage.input_tokens', 'gen_ai.usage.output_tokens']) {
+      // Each run span holds its own segment's model calls (its children), so summing run spans double counts nothing.
+      for (const run of runSpans) {
+        const own = chats.filter((chat) => chat.parentSpanContext?.spanId === run.spanContext().spanId);
+        expect(tokens(run, attribute)).toBe(sum(own, attribute));
+        expect(tokens(run, attribute)).toBeGreaterThan(0);
+      }
+      expect(sum(runSpans, attribute)).toBe(sum(chats, attribute));
+    }
+    // The whole run's figure (so far) is there too, under its own name.
+    const first = runSpans[0] as ReadableSpan;
+    const last = runSpans.at(-1) as ReadableSpan;
+    expect(tokens(last, 'org.run.total_usage.input_tokens')).toBe(sum(chats, 'gen_ai.usage.input_tokens'));
+    expect(tokens(last, 'org.run.total_usage.output_tokens')).toBe(sum(chats, 'gen_ai.usage.output_tokens'));
+    expect(tokens(first, 'org.run.total_usage.input_tokens')).toBe(
+      tokens(first, 'gen_ai.usage.input_tokens'),
+    );
+    // And the results say the same: `segmentUsage` for what each call spent, `usage` for the whole run so far.
+    expect(paused.segmentUsage.inputTokens).toBe(tokens(first, 'gen_ai.usage.input_tokens'));
+    expect(paused.usage).toEqual(paused.segmentUsage);
+    expect(resumed.segmentUsage.inputTokens).toBe(tokens(last, 'gen_ai.usage.input_tokens'));
+    expect(resumed.usage.inputTokens).toBe(
+      paused.segmentUsage.inputTokens + resumed.segmentUsage.inputTokens,
+    );
+    expect(resumed.usage.outputTokens).toBe(
+      paused.segmentUsage.outputTokens + resumed.segmentUsage.outputTokens,
+    );
   });
 
   it('records a failed model call: the chat span and the run span end in ERROR with the typed code', async () => {
@@ -477,6 +560,7 @@ describe('otelListener', () => {
         reason: 'error',
         steps: 0,
         usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+        segmentUsage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
         error: { code: 'provider_error', message: 'boom' },
       },
     ];

@@ -194,8 +194,11 @@ export function otelListener(options: OtelListenerOptions = {}): OtelListener {
     span.setAttributes({
       [ATTR.runFinishReason]: event.reason,
       [ATTR.runSteps]: event.steps,
-      [ATTR.usageInputTokens]: event.usage.inputTokens,
-      [ATTR.usageOutputTokens]: event.usage.outputTokens,
+      // This segment's tokens: the spans of a run paused and resumed sum to the run's tokens, counting none twice.
+      [ATTR.usageInputTokens]: event.segmentUsage.inputTokens,
+      [ATTR.usageOutputTokens]: event.segmentUsage.outputTokens,
+      [ATTR.runTotalInputTokens]: event.usage.inputTokens,
+      [ATTR.runTotalOutputTokens]: event.usage.outputTokens,
     });
     if (event.error !== undefined) fail(span, event.error.code, event.error.message);
     else if (event.reason === 'error' || event.reason === 'aborted' || event.reason === 'loop-guard') {

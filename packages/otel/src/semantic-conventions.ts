@@ -25,6 +25,12 @@ export const ATTR = {
   runId: 'org.run.id',
   runFinishReason: 'org.run.finish_reason',
   runSteps: 'org.run.steps',
+  /**
+   * The whole run's tokens so far, on an `invoke_agent` span: a run resumed after an approval pause has one span per
+   * segment, each with its own segment's `gen_ai.usage.*` (summable); this is the run's total at that span's end.
+   */
+  runTotalInputTokens: 'org.run.total_usage.input_tokens',
+  runTotalOutputTokens: 'org.run.total_usage.output_tokens',
   inferenceStep: 'org.inference.step',
   toolStatus: 'org.tool.status',
   planId: 'org.plan.id',

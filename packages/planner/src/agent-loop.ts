@@ -10,6 +10,7 @@ import {
   type Message,
   OrgError,
   type RunEvent,
+  type RunEventListener,
   type RunEventOf,
   type ToolChoice,
   timerDelayProblem,
@@ -27,6 +28,7 @@ import type {
   StopCondition,
 } from './agent-types.js';
 import { canonicalJson } from './argument-leak.js';
+import { runListener } from './combine-listeners.js';
 import { EarlyExecution } from './early-execution.js';
 import {
   type FailedToolCall,
@@ -216,13 +218,15 @@ function prepare(options: AgentOptions): {
 }
 
 /**
- * Runs the loop, emitting every event through `emit`. Resolves with the result; never rejects once the options
- * are valid (a provider error, an abort or an unreadable decision ends the run with `finishReason` and `error`).
+ * Runs the loop, delivering every event to `ownListener` (a stream's) and then to `onEvent`'s listeners. Resolves
+ * with the result; never rejects once the options are valid (a provider error, an abort or an unreadable decision
+ * ends the run with `finishReason` and `error`).
  */
 export async function executeRun(
   givenOptions: AgentOptions,
-  listener: ((event: RunEvent) => void) | undefined,
+  ownListener?: RunEventListener,
 ): Promise<AgentResult> {
+  const listener = runListener(ownListener, givenOptions.onEvent);
   // Checked once here, so a run that pauses can seal its state and a resume can verify it.
   const stateKeys =
     givenOptions.stateSecret === undefined ? undefined : stateSecretKeys(givenOptions.stateSecret);
@@ -302,6 +306,8 @@ export async function executeRun(
         stepMessages: [],
       };
   const observations: ToolObservation[] = state.steps.flatMap((step) => [...step.observations]);
+  // What this segment's model calls spent (a resumed run's earlier segments are in `state.usage` already).
+  let segmentUsage: Usage = EMPTY_USAGE;
   // Checked before the run starts: a resume that cannot proceed throws, and leaves no run-started without its end.
   let decisions: Readonly<Record<string, ApprovalDecision>> = {};
   if (resume !== undefined) {
@@ -330,13 +336,17 @@ export async function executeRun(
       output?: unknown;
     } = {},
   ): AgentResult => {
+    // A paused step is recorded when it resumes, but its model calls were made (and spent) in this segment.
+    const pendingTurn = extra.paused?.pending.turn;
+    const usage = pendingTurn === undefined ? state.usage : addUsage(state.usage, usageOf(pendingTurn));
     emit({
       type: 'run-finished',
       timestamp: now(),
       runId,
       reason: finishReason,
       steps: state.steps.length,
-      usage: state.usage,
+      usage,
+      segmentUsage,
       ...(extra.error === undefined ? {} : { error: eventErrorOf(extra.error) }),
     });
     const detail = extra.detail ?? extra.error?.message;
@@ -347,8 +357,11 @@ export async function executeRun(
       ...(detail === undefined ? {} : { finishDetail: detail }),
       steps: state.steps,
       observations,
-      usage: state.usage,
-      roundTrips: state.steps.reduce((sum, step) => sum + step.inferences.length, 0),
+      usage,
+      segmentUsage,
+      roundTrips:
+        state.steps.reduce((sum, step) => sum + step.inferences.length, 0) +
+        (pendingTurn?.inferences.length ?? 0),
       toolStats: state.toolStats,
       messages: state.history,
       ...(extra.error === undefined ? {} : { error: extra.error }),
@@ -674,7 +687,7 @@ export async function executeRun(
     stepObservations: ToolObservation[],
     startedAt: number,
   ): void => {
-    const usage = turn.inferences.reduce((sum, inference) => addUsage(sum, inference.usage), EMPTY_USAGE);
+    const usage = usageOf(turn);
     state.usage = addUsage(state.usage, usage);
     state.steps.push({
       index: state.step,
@@ -814,6 +827,7 @@ export async function executeRun(
       let turn: PlannerTurn;
       try {
         turn = await planner.plan(context);
+        segmentUsage = addUsage(segmentUsage, usageOf(turn));
       } catch (error) {
         // The answer is lost (a stream error, an abort): what started early is aborted and reported.
         await early?.discard(error);
@@ -972,6 +986,11 @@ function decisionFor(
 
 function approvedOf(decision: ApprovalDecision): boolean {
   return typeof decision === 'boolean' ? decision : decision.approved;
+}
+
+/** Usage summed over a turn's model calls. */
+function usageOf(turn: PlannerTurn): Usage {
+  return turn.inferences.reduce((sum, inference) => addUsage(sum, inference.usage), EMPTY_USAGE);
 }
 
 function restoreState(saved: AgentState, maxIdenticalCalls: number): RunState {

@@ -4,13 +4,13 @@ import type {
   LanguageModel,
   Message,
   ProviderOptions,
-  RunEventListener,
   ToolCall,
   ToolChoice,
   ToolChoiceInput,
   Usage,
 } from '@org/core';
 import type { ExecuteActionOptions, Tool, ToolObservation, ToolRegistry, ZodSchema } from '@org/tools';
+import type { RunEventListeners } from './combine-listeners.js';
 import type { MessageCompiler, StepMessages } from './message-compiler.js';
 import type { InferenceRecord, Planner, PlannerTurn } from './planner.js';
 import type { PrepareStep } from './prepare-step.js';
@@ -42,6 +42,7 @@ export interface StopContext {
   readonly steps: readonly AgentStep[];
   readonly lastStep: AgentStep;
   readonly history: readonly Message[];
+  /** Usage of the whole run so far (earlier segments of a resumed run included), as `AgentResult.usage`. */
   readonly usage: Usage;
 }
 
@@ -145,9 +146,18 @@ export interface AgentResult<Output = unknown> {
   readonly steps: readonly AgentStep[];
   /** Every tool result of the run, in order. */
   readonly observations: readonly ToolObservation[];
-  /** Usage summed over every model call. */
+  /**
+   * Usage summed over every model call of the whole run so far: a resumed run's `usage` includes what its earlier
+   * segments spent (before each approval pause), and a paused run's includes the call whose answer paused it.
+   */
   readonly usage: Usage;
-  /** Model calls made (retries and final-answer calls included). */
+  /**
+   * Usage of the model calls made by this call of `runAgent` / `streamAgent` alone: one segment of a run that pauses
+   * for approval and resumes (the whole run when it never paused, then equal to `usage`). Summing the segments'
+   * `segmentUsage` gives the run's `usage`; summing their `usage` would count the earlier segments again.
+   */
+  readonly segmentUsage: Usage;
+  /** Model calls made in the whole run so far (retries and final-answer calls included). */
   readonly roundTrips: number;
   /** Per tool name the model used: a null-prototype record (`__proto__`, `constructor` are plain keys). */
   readonly toolStats: ToolStats;
@@ -251,7 +261,11 @@ export interface AgentOptions {
    * whole history, with no extra work per step.
    */
   readonly compileMessages?: MessageCompiler;
-  readonly onEvent?: RunEventListener;
+  /**
+   * Listens to the run's events: one listener, or several (called in order with each event, each isolated from the
+   * others' failures), e.g. `[otelListener(), printProgress]`. See also `combineListeners`.
+   */
+  readonly onEvent?: RunEventListeners;
   readonly signal?: AbortSignal;
   /**
    * The time source of event timestamps and durations, e.g. the scripted model's virtual clock. Only `now` is

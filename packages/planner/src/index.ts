@@ -17,6 +17,7 @@ export type {
   StopContext,
 } from './agent-types.js';
 export { isArgumentEcho } from './argument-leak.js';
+export { combineListeners, type RunEventListeners } from './combine-listeners.js';
 export {
   type AgentConfigProblem,
   DecisionExtractionError,

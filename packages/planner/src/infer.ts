@@ -136,21 +136,38 @@ async function readStream(
   const emitText = (type: 'text-delta' | 'reasoning-delta', delta: string): void => {
     if (delta !== '') context.emit({ type, timestamp: context.now(), step, delta });
   };
+  // What the model wrote before a boundary (a tool call, the switch between reasoning and text) reaches listeners
+  // before the boundary's own events: the words a redactor still holds back are released there. A secret split
+  // across the deltas of one run of text is still whole in the redactor when it is released.
+  const releaseText = (): void => {
+    if (textRedactor !== undefined) emitText('text-delta', textRedactor.flush());
+  };
+  const releaseReasoning = (): void => {
+    if (reasoningRedactor !== undefined) emitText('reasoning-delta', reasoningRedactor.flush());
+  };
   for await (const part of context.model.stream(request)) {
     switch (part.type) {
       case 'text-delta':
         text += part.delta;
-        if (textRedactor !== undefined) emitText('text-delta', textRedactor.push(part.delta));
+        if (textRedactor !== undefined) {
+          releaseReasoning();
+          emitText('text-delta', textRedactor.push(part.delta));
+        }
         break;
       case 'reasoning-delta':
-        if (reasoningRedactor !== undefined) emitText('reasoning-delta', reasoningRedactor.push(part.delta));
+        if (reasoningRedactor !== undefined) {
+          releaseText();
+          emitText('reasoning-delta', reasoningRedactor.push(part.delta));
+        }
         break;
       case 'reasoning':
         reasoning.push(part.reasoning);
-        if (reasoningRedactor !== undefined) emitText('reasoning-delta', reasoningRedactor.flush());
+        releaseReasoning();
         break;
       case 'tool-call-start':
         if (listening) {
+          releaseText();
+          releaseReasoning();
           context.emit({
             type: 'tool-call-streaming-started',
             timestamp: context.now(),
@@ -163,6 +180,9 @@ async function readStream(
         break;
       case 'tool-call-delta':
         if (listening) {
+          // A call's parts may come without its start (a provider that announces nothing): the text before goes first.
+          releaseText();
+          releaseReasoning();
           context.emit({
             type: 'tool-call-arguments-delta',
             timestamp: context.now(),
@@ -175,13 +195,26 @@ async function readStream(
         break;
       case 'tool-call':
         toolCalls.push(part.toolCall);
+        if (listening) {
+          releaseText();
+          releaseReasoning();
+          // Before the planner hears of the call: an eager call it starts is announced after its arguments.
+          context.emit({
+            type: 'tool-call-arguments-complete',
+            timestamp: context.now(),
+            step,
+            toolCallId: part.toolCall.id,
+            toolName: part.toolCall.toolName,
+            arguments: part.toolCall.arguments,
+          });
+        }
         callbacks.onToolCall?.(part.toolCall);
         break;
       case 'error':
         throw part.error;
       case 'finish':
-        if (textRedactor !== undefined) emitText('text-delta', textRedactor.flush());
-        if (reasoningRedactor !== undefined) emitText('reasoning-delta', reasoningRedactor.flush());
+        releaseText();
+        releaseReasoning();
         return {
           text,
           toolCalls,

@@ -27,5 +27,5 @@ export function runAgent<Schema extends ZodSchema>(
 ): Promise<AgentResult<ZodOutput<Schema>>>;
 export function runAgent(options: AgentOptions): Promise<AgentResult>;
 export function runAgent(options: AgentOptions): Promise<AgentResult> {
-  return executeRun(options, options.onEvent);
+  return executeRun(options);
 }

@@ -1,17 +1,22 @@
 import { AbortedError, type RunEvent } from '@org/core';
+import type { ZodSchema } from '@org/tools';
+import type { output as ZodOutput } from 'zod';
 import { executeRun } from './agent-loop.js';
 import type { AgentOptions, AgentResult } from './agent-types.js';
 
-/** The events of a run as they happen, and its result. */
-export interface AgentStream extends AsyncIterable<RunEvent> {
+/**
+ * The events of a run as they happen, and its result; `Output` is the type of the result's `output` (inferred from
+ * the run's `output` schema, as `runAgent` infers it).
+ */
+export interface AgentStream<Output = unknown> extends AsyncIterable<RunEvent> {
   /** Resolves with the same result `runAgent` gives, once the run has ended. */
-  readonly result: Promise<AgentResult>;
+  readonly result: Promise<AgentResult<Output>>;
 }
 
 /**
  * Runs the agent loop like `runAgent` and yields its events as they happen (`run-started`, `inference-started`,
  * `tool-call-finished`, ..., `run-finished`). The result is on `.result`. `options.onEvent`, when given, is
- * called too. Iterate once. The run proceeds whether or not the events are read, but a consumer that stops
+ * called too (after the stream has the event). Iterate once. The run proceeds whether or not the events are read, but a consumer that stops
  * iterating early (`break`, `return`, a throw in the loop body) aborts it, as if `options.signal` had been aborted:
  * unless it had already finished, it ends as `aborted` (on `.result`) with nothing new started.
  *
@@ -22,6 +27,10 @@ export interface AgentStream extends AsyncIterable<RunEvent> {
  * }
  * const { text } = await stream.result;
  */
+export function streamAgent<Schema extends ZodSchema>(
+  options: AgentOptions & { readonly output: Schema },
+): AgentStream<ZodOutput<Schema>>;
+export function streamAgent(options: AgentOptions): AgentStream;
 export function streamAgent(options: AgentOptions): AgentStream {
   let buffered: RunEvent[] = [];
   let wake: (() => void) | undefined;
@@ -36,7 +45,6 @@ export function streamAgent(options: AgentOptions): AgentStream {
   const result = executeRun({ ...options, signal: stopped.signal }, (event) => {
     buffered.push(event);
     wake?.();
-    options.onEvent?.(event);
   }).finally(() => {
     done = true;
     callerSignal?.removeEventListener('abort', followCaller);

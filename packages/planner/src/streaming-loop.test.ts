@@ -287,6 +287,108 @@ describe('the streaming loop', () => {
     expect((await stream.result).text).toContain(secret);
   });
 
+  it("yields the text written before a tool call before any of that call's events (issue 27)", async () => {
+    const parts: StreamPart[] = [
+      { type: 'text-delta', delta: 'I will look ' },
+      { type: 'text-delta', delta: 'up the word now.' },
+      ...answerParts({ toolCalls: [call('a', 'lookup', { word: 'cat' })] }).flatMap((part) =>
+        part === 'gate' ? [] : [part],
+      ),
+    ];
+    const stream = streamAgent({
+      model: new GatedStreamModel([parts, answerParts({ text: 'Done.' })]),
+      tools: tools({ started: [], aborted: [] }),
+      task: 'Look up cat.',
+    });
+    const seen: string[] = [];
+    for await (const event of stream) {
+      if (event.type === 'text-delta') seen.push(`text:${event.delta}`);
+      else if (event.type.startsWith('tool-call')) seen.push(event.type);
+    }
+    const firstCallEvent = seen.findIndex((entry) => !entry.startsWith('text:'));
+    expect(
+      seen
+        .slice(0, firstCallEvent)
+        .map((entry) => entry.slice('text:'.length))
+        .join(''),
+    ).toBe('I will look up the word now.');
+    expect(seen[firstCallEvent]).toBe('tool-call-streaming-started');
+  });
+
+  it('yields the reasoning written before the answer text before that text, and the reverse', async () => {
+    const parts: StreamPart[] = [
+      { type: 'reasoning-delta', delta: 'First I think ' },
+      { type: 'reasoning-delta', delta: 'it over carefully.' },
+      { type: 'text-delta', delta: 'Then I say ' },
+      { type: 'text-delta', delta: 'it out loud.' },
+      { type: 'reasoning-delta', delta: 'And think again.' },
+      ...answerParts({}).flatMap((part) => (part === 'gate' ? [] : [part])),
+    ];
+    const stream = streamAgent({
+      model: new GatedStreamModel([parts]),
+      tools: tools({ started: [], aborted: [] }),
+      task: 'Think.',
+    });
+    const seen: string[] = [];
+    for await (const event of stream) {
+      if (event.type === 'text-delta' || event.type === 'reasoning-delta') {
+        const kind = event.type === 'text-delta' ? 'text' : 'reasoning';
+        if (seen.at(-1)?.startsWith(`${kind}:`)) seen[seen.length - 1] += event.delta;
+        else seen.push(`${kind}:${event.delta}`);
+      }
+    }
+    expect(seen).toEqual([
+      'reasoning:First I think it over carefully.',
+      'text:Then I say it out loud.',
+      'reasoning:And think again.',
+    ]);
+  });
+
+  it("gives listeners every streamed call's complete arguments, before a call that started early runs on them", async () => {
+    const streamingLookup = defineTool({
+      name: 'lookup_many',
+      description: 'Looks words up as they stream.',
+      input: z.object({ words: z.array(z.string()) }),
+      eager: true,
+      execute: ({ words }) => words.join(','),
+      executeStreaming: async (input) => {
+        const { words } = await input.arguments;
+        return words.join(',');
+      },
+    });
+    const args = { words: ['cat', 'dog'] };
+    const stream = streamAgent({
+      model: new GatedStreamModel([
+        answerParts({ toolCalls: [call('m', 'lookup_many', args), call('s', 'save', { note: 'x' })] }),
+        answerParts({ text: 'Done.' }),
+      ]),
+      tools: ToolRegistry.from([streamingLookup, ...tools({ started: [], aborted: [] }).list()]),
+      task: 'Look up cat and dog.',
+    });
+    const seen: RunEvent[] = [];
+    for await (const event of stream) seen.push(event);
+    const complete = seen.filter((event) => event.type === 'tool-call-arguments-complete');
+    expect(complete.map((event) => [event.toolCallId, event.toolName, event.arguments, event.step])).toEqual([
+      ['m', 'lookup_many', JSON.stringify(args), 0],
+      ['s', 'save', JSON.stringify({ note: 'x' }), 0],
+    ]);
+    // The call that started early was announced with the arguments known then; the complete ones follow, each after
+    // its call's deltas.
+    const order = seen
+      .filter((event) => 'toolCallId' in event || event.type === 'tool-call-started')
+      .map((event) =>
+        event.type === 'tool-call-started'
+          ? `${event.type}:${event.action.id}`
+          : `${event.type}:${(event as { toolCallId: string }).toolCallId}`,
+      );
+    expect(order.indexOf('tool-call-arguments-complete:m')).toBeGreaterThan(
+      order.lastIndexOf('tool-call-arguments-delta:m'),
+    );
+    expect(order.indexOf('tool-call-arguments-complete:s')).toBeLessThan(
+      order.indexOf('tool-call-started:s'),
+    );
+  });
+
   it('keeps the reasoning of a turn in its assistant message, for the provider to send back', async () => {
     const reasoning = {
       type: 'reasoning',

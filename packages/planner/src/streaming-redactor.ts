@@ -35,8 +35,12 @@ export class StreamingRedactor {
     return redactedHead;
   }
 
-  /** The rest, redacted, at the end of the text. */
+  /**
+   * The rest, redacted, at the end of a run of text (the answer's end, or a boundary such as a tool call the model
+   * writes next); the redactor then starts a new run.
+   */
   flush(): string {
+    if (this.#pending === '') return '';
     const rest = redactSecrets(this.#pending);
     this.#pending = '';
     return rest;

@@ -3,7 +3,13 @@ import { createScriptedModel } from '@org/provider-scripted';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { PARIS, TASK, weatherTools } from './__fixtures__/weather-task.js';
-import { createReActPlanner, InvalidAgentOptionsError, runAgent, StructuredOutputError } from './index.js';
+import {
+  createReActPlanner,
+  InvalidAgentOptionsError,
+  runAgent,
+  StructuredOutputError,
+  streamAgent,
+} from './index.js';
 
 const Answer = z.object({ warmer: z.string(), temperatureC: z.number() });
 
@@ -30,6 +36,24 @@ describe('runAgent({ output }): a typed final answer', () => {
       'get_weather',
       'compare_temperatures',
     ]);
+  });
+
+  it("streamAgent infers the type of the result's output as runAgent does (issue 27)", async () => {
+    const stream = streamAgent({
+      model: native([{ text: '{"warmer":"Paris","temperatureC":18}' }]),
+      tools: weatherTools(),
+      task: TASK,
+      output: Answer,
+    });
+    for await (const _event of stream) {
+      // Read to the end.
+    }
+    const result = await stream.result;
+    expectTypeOf(result.output).toEqualTypeOf<{ warmer: string; temperatureC: number } | undefined>();
+    expect(result.output?.temperatureC).toBe(18);
+    // Without `output`, the result's output stays unknown.
+    const untyped = streamAgent({ model: native([{ text: 'Paris.' }]), tools: weatherTools(), task: TASK });
+    expectTypeOf((await untyped.result).output).toEqualTypeOf<unknown>();
   });
 
   it('sends the strict dialect to a model that enforces schemas, and reads its nulls for optional fields', async () => {

@@ -8,11 +8,14 @@ import {
   type LanguageModel,
   type ModelRequest,
   ProviderError,
+  type RunEvent,
+  redactSecrets,
+  registerSecret,
   SPECIFICATION_VERSION,
   type StreamPart,
   type ToolCall,
 } from '@org/core';
-import { runAgent } from '@org/planner';
+import { runAgent, streamAgent } from '@org/planner';
 import { defineTool, ToolRegistry } from '@org/tools';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -127,7 +130,7 @@ const answer = fc
     } else {
       parts.push(finish(end === 'length' ? 'length' : calls.length > 0 ? 'tool-calls' : 'stop'));
     }
-    return { parts, errors: end === 'error' };
+    return { parts, errors: end === 'error', text, reasoning, calls: calls.length };
   });
 
 describe('21. hostile model streams through the streaming loop', () => {
@@ -135,7 +138,7 @@ describe('21. hostile model streams through the streaming loop', () => {
     'property: a streamed run ends as the answer read whole would; each call runs at most once and is answered once',
     async () => {
       await fc.assert(
-        fc.asyncProperty(answer, async ({ parts, errors }) => {
+        fc.asyncProperty(answer, async ({ parts, errors, text, reasoning }) => {
           const streamedRuns: string[] = [];
           const log = eventLog();
           const streamed = await runAgent({
@@ -152,6 +155,21 @@ describe('21. hostile model streams through the streaming loop', () => {
           });
           expect(streamed.finishReason).toBe(whole.finishReason);
           assertEveryCallAnsweredOnce(streamed);
+          // Order: what the model wrote before its calls (reasoning, then text) reaches listeners before any event
+          // of a call, whole (the redaction hold-back is released at the boundary, not at the answer's end).
+          const firstStep = log.events.filter((event) => 'step' in event && event.step === 0);
+          const firstCallEvent = firstStep.findIndex((event) => event.type.startsWith('tool-call-'));
+          const beforeCalls = firstCallEvent === -1 ? firstStep : firstStep.slice(0, firstCallEvent);
+          const written = (type: 'text-delta' | 'reasoning-delta', events: readonly RunEvent[]): string =>
+            events.flatMap((event) => (event.type === type ? [event.delta] : [])).join('');
+          if (firstCallEvent !== -1) {
+            expect(written('text-delta', beforeCalls)).toBe(redactSecrets(text ?? ''));
+            expect(written('reasoning-delta', beforeCalls)).toBe(reasoning ? 'hmm' : '');
+            expect(written('text-delta', firstStep.slice(firstCallEvent))).toBe('');
+          }
+          const lastReasoning = beforeCalls.findLastIndex((event) => event.type === 'reasoning-delta');
+          const firstText = beforeCalls.findIndex((event) => event.type === 'text-delta');
+          if (lastReasoning !== -1 && firstText !== -1) expect(lastReasoning).toBeLessThan(firstText);
           // Every tool call that started ended, once.
           const started = log.ofType('tool-call-started').map((event) => event.action.id);
           const ended = log.ofType('tool-call-finished').map((event) => event.observation.actionId);
@@ -169,6 +187,89 @@ describe('21. hostile model streams through the streaming loop', () => {
           );
           expect([...streamedRuns].sort()).toEqual([...wholeRuns].sort());
         }),
+        { numRuns: Math.max(1, Math.floor(NUM_RUNS / 5)) },
+      );
+    },
+    propertyTimeout(5),
+  );
+
+  it(
+    'property: a registered secret split across text deltas anywhere in an answer with tool calls never reaches a listener, and the text before each call comes before its events',
+    async () => {
+      const secret = 'sk-streamed-property-0123456789abcdef';
+      registerSecret(secret);
+      const runText = fc
+        .tuple(
+          fc.constantFrom('', 'The key ', 'Note: '),
+          fc.boolean(),
+          fc.constantFrom('', ' and more.', ' ok'),
+        )
+        .map(([before, withSecret, after]) => `${before}${withSecret ? secret : ''}${after}`);
+      const cuts = fc.array(fc.integer({ min: 1, max: 60 }), { maxLength: 6 });
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.tuple(runText, cuts, fc.boolean()), { minLength: 1, maxLength: 3 }),
+          async (runs) => {
+            // Each run of text is cut into deltas at arbitrary places; a call (or reasoning) follows some runs.
+            const parts: StreamPart[] = [];
+            const calls: string[] = [];
+            runs.forEach(([text, at, thenCall], index) => {
+              let rest = text;
+              for (const cut of at) {
+                if (rest === '') break;
+                parts.push({ type: 'text-delta', delta: rest.slice(0, cut) });
+                rest = rest.slice(cut);
+              }
+              if (rest !== '') parts.push({ type: 'text-delta', delta: rest });
+              if (thenCall) {
+                const id = `c${index}`;
+                calls.push(id);
+                parts.push({ type: 'tool-call-start', toolCallId: id, toolName: 'lookup' });
+                parts.push({ type: 'tool-call-delta', toolCallId: id, argumentsDelta: '{"word":"a"}' });
+                parts.push({
+                  type: 'tool-call',
+                  toolCall: { id, toolName: 'lookup', arguments: '{"word":"a"}' },
+                });
+              } else {
+                parts.push({ type: 'reasoning-delta', delta: 'thinking' });
+              }
+            });
+            parts.push(finish(calls.length > 0 ? 'tool-calls' : 'stop'));
+            const stream = streamAgent({
+              model: partsModel([parts, [{ type: 'text-delta', delta: 'Done.' }, finish('stop')]], true),
+              tools: tools([]),
+              task: 'Go.',
+            });
+            const events: RunEvent[] = [];
+            for await (const event of stream) events.push(event);
+            const firstStep = events.filter((event) => 'step' in event && event.step === 0);
+            const shown = firstStep.flatMap((event) =>
+              event.type === 'text-delta' || event.type === 'reasoning-delta' ? [event.delta] : [],
+            );
+            expect(shown.join('')).not.toContain('0123456789');
+            for (const delta of shown) expect(delta).not.toContain('0123456789');
+            // Each run's text, redacted whole, arrives before the call that follows it in the stream (and a run
+            // followed by reasoning before that reasoning: the text is released there too).
+            let position = 0;
+            let expected = '';
+            runs.forEach(([text, , thenCall], index) => {
+              expected += redactSecrets(text);
+              if (!thenCall) return;
+              const boundary = firstStep.findIndex(
+                (event) => event.type === 'tool-call-streaming-started' && event.toolCallId === `c${index}`,
+              );
+              expect(boundary).toBeGreaterThanOrEqual(position);
+              const between = firstStep
+                .slice(position, boundary)
+                .flatMap((event) => (event.type === 'text-delta' ? [event.delta] : []))
+                .join('');
+              expect(between).toBe(expected);
+              expected = '';
+              position = boundary + 1;
+            });
+            expect((await stream.result).finishReason).toBe('final-answer');
+          },
+        ),
         { numRuns: Math.max(1, Math.floor(NUM_RUNS / 5)) },
       );
     },
