@@ -1,4 +1,4 @@
-import { type RunOptions, serde, type WorkflowContext } from '@restatedev/restate-sdk';
+import { type RunOptions, serde, TerminalError, type WorkflowContext } from '@restatedev/restate-sdk';
 import { CompletionSequencer } from './completion-sequencer.js';
 import { JournalClock } from './journal-clock.js';
 import { strictJsonSerde } from './strict-json-serde.js';
@@ -52,6 +52,20 @@ export class DurableRuntime {
   /** Waits for the workflow's durable promise `name` (resolved by another handler, once). */
   promise<T>(name: string): Promise<T> {
     return this.#sequencer.await(this.ctx.promise<T>(name).get());
+  }
+
+  /**
+   * Rejects the workflow's durable promise `name`, so that nothing can resolve it any more; `false` when something
+   * already had (resolved or rejected it first: the engine lets one completion win).
+   */
+  async closePromise(name: string, reason: string): Promise<boolean> {
+    try {
+      await this.ctx.promise(name).reject(reason);
+      return true;
+    } catch (error) {
+      if (error instanceof TerminalError) return false;
+      throw error;
+    }
   }
 
   /** A fresh id a replay sees again (seeded on the invocation id). */
