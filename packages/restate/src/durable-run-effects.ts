@@ -63,7 +63,11 @@ export function durableRunEffects(options: DurableRunEffectsOptions): RunEffects
       `tool ${action.toolName} (${action.id})`,
       async () => {
         // Measured on the wall clock: this runs once, and what it measures is journaled with it.
-        const [observation] = await defaultToolExecutor.execute([action], { ...context, now: Date.now });
+        const [observation] = await defaultToolExecutor.execute([action], {
+          ...context,
+          signal: runtime.callSignal(context.signal),
+          now: Date.now,
+        });
         return { observation: journaledObservation(observation as ToolObservation), at: Date.now() };
       },
       { maxRetryAttempts: TOOL_CALL_ATTEMPTS },
@@ -82,6 +86,8 @@ export function durableRunEffects(options: DurableRunEffectsOptions): RunEffects
           async () => {
             let response: ModelResponse;
             try {
+              // The request carries the run's signal, which `runDurableAgent` makes the attempt's: a cut attempt
+              // aborts its model call. A custom handler passes `runtime.attemptSignal` as the run's `signal` too.
               response = await call();
             } catch (error) {
               throw toEngineFailure(error);
@@ -117,7 +123,10 @@ export function durableRunEffects(options: DurableRunEffectsOptions): RunEffects
         options.onRunView(context.run);
         return mapInOrder(actions, context.maxConcurrency, async (action) => {
           if (!inBodyTools.has(action.toolName)) return journaledToolCall(action, context);
-          const [observation] = await defaultToolExecutor.execute([action], inBody(context));
+          const [observation] = await defaultToolExecutor.execute([action], {
+            ...inBody(context),
+            signal: runtime.callSignal(context.signal),
+          });
           return observation as ToolObservation;
         });
       },

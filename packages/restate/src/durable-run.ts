@@ -153,6 +153,9 @@ export async function runDurableAgent(
     ...agentOptions,
     tools,
     runId,
+    // The run's signal is the attempt's: the model calls, tool calls and plan steps of an attempt the engine cut
+    // (node lost, connection dropped, run cancelled) are aborted, so none runs on beside its re-run.
+    signal: runtime.attemptSignal,
     resumeTokenStore: JOURNALED_RESUME,
     effects: durableRunEffects({
       runtime,

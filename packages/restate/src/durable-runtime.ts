@@ -13,10 +13,25 @@ export class DurableRuntime {
   readonly ctx: WorkflowContext;
   readonly #sequencer = new CompletionSequencer();
   readonly clock: JournalClock;
+  /**
+   * Aborts when this attempt ends: the engine cut it (its connection lost, the server or its partition's leader gone,
+   * the run cancelled) or it finished. A call still running then belongs to a dead attempt: the engine runs the step
+   * again in a new attempt, so every model call and tool call of the run gets this signal, to stop at once rather
+   * than run beside its re-run.
+   */
+  readonly attemptSignal: AbortSignal;
 
   private constructor(ctx: WorkflowContext) {
     this.ctx = ctx;
     this.clock = new JournalClock(0);
+    this.attemptSignal = ctx.request().attemptCompletedSignal;
+  }
+
+  /** `signal` (a call's own: its abort, its deadline) joined with this attempt's. */
+  callSignal(signal: AbortSignal | undefined): AbortSignal {
+    return signal === undefined || signal === this.attemptSignal
+      ? this.attemptSignal
+      : AbortSignal.any([signal, this.attemptSignal]);
   }
 
   /** The runtime of this invocation, its clock set to the run's journaled start. */
