@@ -1,34 +1,11 @@
 // The cut-attempt test's agent: a model call, a direct tool call and a plan step, each of which holds on its first
 // execution in this process until its abort signal fires (as a well-behaved slow call does), so the test can cut the
 // attempt there (kill the restate-server) and see the old attempt stop before the engine runs the step again.
-// A held call that is never aborted gives up after HOLD_MS and says so in the ledger.
 
-import { AbortedError } from '@org/core';
 import { createScriptedModel } from '@org/provider-scripted';
 import { createRestateAgent } from '@org/restate';
 import { defineTool } from '@org/tools';
-import { record, serveEndpoint, toolResults } from './endpoint-support.mjs';
-
-const HOLD_MS = Number(process.env.HOLD_MS ?? 20_000);
-const held = new Set();
-
-/** On the first call named `name` in this process: waits for `signal` (or HOLD_MS); later calls go straight on. */
-async function holdOnce(name, signal) {
-  if (held.has(name)) return;
-  held.add(name);
-  record(`${name} held`);
-  const aborted = await new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), HOLD_MS);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
-  });
-  record(aborted ? `${name} aborted` : `${name} never aborted`);
-  if (aborted) throw new AbortedError({ operation: name, cause: signal.reason });
-}
+import { holdOnce, record, serveEndpoint, toolResults } from './endpoint-support.mjs';
 
 const model = createScriptedModel({
   script: async (request, { signal }) => {
