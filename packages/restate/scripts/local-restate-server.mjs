@@ -7,7 +7,9 @@
 // `RESTATE_SERVER_BIN` to use a binary you already have.
 //
 // `startLocalRestateServer()` starts it on free ports of 127.0.0.1 (admin, ingress, node-to-node), with its data in a
-// fresh temp directory, and returns `stop()`, which ends the process (SIGTERM, then SIGKILL) and removes the data.
+// fresh temp directory, and returns `stop()`, which ends the process (SIGTERM, then SIGKILL) and removes the data,
+// and `kill()`, which ends it at once and keeps the data (a lost machine: start it again on the same `ports` and
+// `dataDirectory`). With `environment` (`RESTATE_CLUSTER_NAME`, ...) it starts one node of a cluster.
 // Run as a script, it starts one in the foreground and prints its addresses until Ctrl-C:
 //
 //   node packages/restate/scripts/local-restate-server.mjs
