@@ -11,11 +11,14 @@ export declare function freePort(): Promise<number>;
 export interface LocalRestateServer {
   readonly adminUrl: string;
   readonly ingressUrl: string;
+  readonly ports: { readonly admin: number; readonly ingress: number; readonly fabric: number };
   readonly pid: number;
   /** Registers the endpoint at `uri` through the admin API (force: re-registers a changed endpoint). */
   registerDeployment(uri: string, options?: { force?: boolean }): Promise<unknown>;
-  /** Ends the server (SIGTERM, then SIGKILL after 10 s) and removes its data. */
+  /** Ends the server (SIGTERM, then SIGKILL after 10 s) and removes its data (unless `dataDirectory` was given). */
   stop(): Promise<void>;
+  /** Ends the server at once (SIGKILL), keeping its data, as a lost machine would. */
+  kill(): Promise<void>;
   /** The tail of the server's output, for a failure message. */
   output(): string;
 }
@@ -24,5 +27,9 @@ export interface LocalRestateServer {
 export declare function startLocalRestateServer(options?: {
   ports?: { admin: number; ingress: number; fabric: number };
   retry?: { initialInterval: string; maxInterval: string };
+  /** The server's base directory, kept by `stop()`; default a fresh temp directory, removed by `stop()`. */
+  dataDirectory?: string;
+  /** More settings of the server, e.g. a cluster node's `RESTATE_*` variables. */
+  environment?: Record<string, string>;
   log?: (message: string) => void;
 }): Promise<LocalRestateServer>;

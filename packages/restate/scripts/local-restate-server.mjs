@@ -7,7 +7,9 @@
 // `RESTATE_SERVER_BIN` to use a binary you already have.
 //
 // `startLocalRestateServer()` starts it on free ports of 127.0.0.1 (admin, ingress, node-to-node), with its data in a
-// fresh temp directory, and returns `stop()`, which ends the process (SIGTERM, then SIGKILL) and removes the data.
+// fresh temp directory, and returns `stop()`, which ends the process (SIGTERM, then SIGKILL) and removes the data,
+// and `kill()`, which ends it at once and keeps the data (a lost machine: start it again on the same `ports` and
+// `dataDirectory`). With `environment` (`RESTATE_CLUSTER_NAME`, ...) it starts one node of a cluster.
 // Run as a script, it starts one in the foreground and prints its addresses until Ctrl-C:
 //
 //   node packages/restate/scripts/local-restate-server.mjs
@@ -116,12 +118,21 @@ async function isHealthy(url) {
 /**
  * Starts restate-server on 127.0.0.1 and resolves once its admin API and ingress answer. Options: `ports`
  * (`{ admin, ingress, fabric }`; default free ones), `retry` (the invoker's retry policy:
- * `{ initialInterval, maxInterval }`, e.g. `'100ms'`, so a crashed endpoint is retried quickly), `log` (progress
- * messages). Resolves with `{ adminUrl, ingressUrl, pid, registerDeployment(uri), stop(), output() }`.
+ * `{ initialInterval, maxInterval }`, e.g. `'100ms'`, so a crashed endpoint is retried quickly), `dataDirectory`
+ * (the server's base directory, kept by `stop()`: the caller's to remove; default a fresh temp directory, removed),
+ * `environment` (more `RESTATE_*` settings, e.g. a cluster node's), `log` (progress messages). Resolves with
+ * `{ adminUrl, ingressUrl, ports, pid, registerDeployment(uri), stop(), kill(), output() }`.
  */
-export async function startLocalRestateServer({ ports, retry, log = () => {} } = {}) {
+export async function startLocalRestateServer({
+  ports,
+  retry,
+  dataDirectory,
+  environment = {},
+  log = () => {},
+} = {}) {
   const binary = ensureRestateServerBinary({ log });
-  if (ports !== undefined) return startOnce(binary, ports, retry);
+  const settings = { retry, dataDirectory, environment };
+  if (ports !== undefined) return startOnce(binary, ports, settings);
   let lastError;
   // A free port can be taken between our probe and the server's bind: try again with fresh ports.
   for (let attempt = 1; attempt <= 3; attempt++) {
@@ -129,7 +140,7 @@ export async function startLocalRestateServer({ ports, retry, log = () => {} } =
       return await startOnce(
         binary,
         { admin: await freePort(), ingress: await freePort(), fabric: await freePort() },
-        retry,
+        settings,
       );
     } catch (error) {
       lastError = error;
@@ -139,8 +150,15 @@ export async function startLocalRestateServer({ ports, retry, log = () => {} } =
   throw lastError;
 }
 
-async function startOnce(binary, { admin, ingress, fabric }, retry) {
-  const dataDirectory = mkdtempSync(path.join(tmpdir(), 'restate-data-'));
+async function startOnce(
+  binary,
+  { admin, ingress, fabric },
+  { retry, dataDirectory: given, environment: more },
+) {
+  const dataDirectory = given ?? mkdtempSync(path.join(tmpdir(), 'restate-data-'));
+  const removeData = () => {
+    if (given === undefined) rmSync(dataDirectory, { recursive: true, force: true });
+  };
   const environment = {
     ...process.env,
     RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${admin}`,
@@ -159,6 +177,7 @@ async function startOnce(binary, { admin, ingress, fabric }, retry) {
           RESTATE_DEFAULT_RETRY_POLICY__INITIAL_INTERVAL: retry.initialInterval,
           RESTATE_DEFAULT_RETRY_POLICY__MAX_INTERVAL: retry.maxInterval,
         }),
+    ...more,
   };
   const child = spawn(binary, ['--no-logo', '--listen-mode', 'tcp', '--base-dir', dataDirectory], {
     env: environment,
@@ -179,7 +198,7 @@ async function startOnce(binary, { admin, ingress, fabric }, retry) {
   // If this process ends without stopping the server (a crash, process.exit), the server goes with it.
   const onExit = () => {
     if (!hasExited) child.kill('SIGKILL');
-    rmSync(dataDirectory, { recursive: true, force: true });
+    removeData();
   };
   process.once('exit', onExit);
 
@@ -195,7 +214,16 @@ async function startOnce(binary, { admin, ingress, fabric }, retry) {
     }
     child.stdout.destroy();
     child.stderr.destroy();
-    rmSync(dataDirectory, { recursive: true, force: true });
+    removeData();
+  };
+
+  /** Ends the process at once (SIGKILL: a machine lost), keeping its data: start it again on the same directory. */
+  const kill = async () => {
+    process.removeListener('exit', onExit);
+    if (!hasExited) child.kill('SIGKILL');
+    await exited;
+    child.stdout.destroy();
+    child.stderr.destroy();
   };
 
   const adminUrl = `http://127.0.0.1:${admin}`;
@@ -223,7 +251,16 @@ async function startOnce(binary, { admin, ingress, fabric }, retry) {
     return JSON.parse(text);
   };
 
-  return { adminUrl, ingressUrl, pid: child.pid, registerDeployment, stop, output: () => output };
+  return {
+    adminUrl,
+    ingressUrl,
+    ports: { admin, ingress, fabric },
+    pid: child.pid,
+    registerDeployment,
+    stop,
+    kill,
+    output: () => output,
+  };
 }
 
 // As a script: one server in the foreground on Restate's usual ports (ingress 8080, admin 9070, node-to-node 5122),

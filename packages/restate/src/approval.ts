@@ -1,5 +1,5 @@
 import type { ApprovalDecision } from '@org/planner';
-import { TerminalError, type WorkflowSharedContext } from '@restatedev/restate-sdk';
+import { type DurablePromise, TerminalError, type WorkflowSharedContext } from '@restatedev/restate-sdk';
 import type { ApprovalInput, PendingApproval, RestateAgentStatus } from './restate-agent-types.js';
 
 /** The workflow state key of the approval the run waits for. */
@@ -107,15 +107,38 @@ export async function approveRun(
   }
   const approval = checkApproval(input, pending, runId);
   const promise = ctx.promise<ApprovalInput>(approvalPromiseName(pending.round));
-  if ((await promise.peek()) !== undefined) alreadyDecided(runId, pending.round);
+  if ((await peekOpen(promise, runId)) !== undefined) alreadyDecided(runId, pending.round);
   try {
     await promise.resolve(approval);
   } catch (error) {
-    // Two approvals raced past the check above: the engine let one resolve the promise.
-    if (error instanceof TerminalError && error.code === 409) alreadyDecided(runId, pending.round);
+    // Two approvals raced past the check above, or the run stopped waiting meanwhile: the engine let one complete
+    // the promise.
+    if (error instanceof TerminalError && error.code === 409) {
+      await peekOpen(promise, runId);
+      alreadyDecided(runId, pending.round);
+    }
     throw error;
   }
   return { runId, round: pending.round };
+}
+
+/**
+ * The decision an approval promise holds, `undefined` while it is open. A run that stopped waiting (cancelled
+ * through Restate's API) rejected its promise: refused with 409, saying why.
+ */
+async function peekOpen(
+  promise: DurablePromise<ApprovalInput>,
+  runId: string,
+): Promise<ApprovalInput | undefined> {
+  try {
+    return await promise.peek();
+  } catch (error) {
+    if (!(error instanceof TerminalError)) throw error;
+    throw new TerminalError(
+      `Run '${runId}' is not waiting for an approval any more: ${error.message} Nothing was decided.`,
+      { errorCode: 409 },
+    );
+  }
 }
 
 /** The `status` handler: the approval the run waits for, if any. */

@@ -109,6 +109,33 @@ describe('approvals of a durable run are durable promises (real restate-server o
     );
   });
 
+  it('a run cancelled while it waits for approval waits no more: approve answers 409, status shows nothing pending', async () => {
+    const { adminUrl, ingressUrl } = restateServer();
+    const { ledger, agentName } = await setUp();
+    const base = `${ingressUrl}/${agentName}/cancelled-1`;
+    const sent = await http('POST', `${base}/run/send`, { task: 'Delete report.txt.' });
+    expect(sent.status, sent.text).toBeLessThan(300);
+    const invocationId = (sent.json as { invocationId: string }).invocationId;
+    await waitFor('the run to wait for approval', async () => {
+      const answer = await http('POST', `${base}/status`);
+      return (answer.json as RestateAgentStatus)?.pending?.round === 1 ? true : undefined;
+    });
+
+    // Restate's own cancel, as an operator (or `restate invocations cancel`) sends it.
+    const cancel = await http('PATCH', `${adminUrl}/invocations/${invocationId}/cancel`);
+    expect(cancel.status, cancel.text).toBeLessThan(300);
+    const attached = await http('GET', `${ingressUrl}/restate/workflow/${agentName}/cancelled-1/attach`);
+    expect(attached.status, attached.text).toBe(409);
+    expect(attached.text).toMatch(/cancel/i);
+
+    const approve = await http('POST', `${base}/approve`, { decisions: { 'delete-1': true } });
+    expect(approve.status, approve.text).toBe(409);
+    expect(approve.text).toMatch(/not waiting for an approval|cancelled/);
+    expect((await http('POST', `${base}/status`)).json).toEqual({ runId: 'cancelled-1', pending: null });
+    // Nothing was deleted, and the model was asked once.
+    expect(readLedger(ledger).map(({ entry }) => entry)).toEqual(['model call after 0 tool result(s)']);
+  });
+
   it('refuses malformed input with 400 before anything runs', async () => {
     const { ingressUrl } = restateServer();
     const { ledger, agentName } = await setUp();

@@ -65,6 +65,7 @@ describe('plan steps replay in the order the journal recorded (real restate-serv
       expect(ranIn('gate open')).toEqual([second.pid]);
       expect(ranIn('work c1')).toEqual([second.pid]);
       expect(ranIn('work d1')).toEqual([second.pid]);
+      expect(entries.filter(({ entry }) => entry.startsWith('warning'))).toEqual([]);
       expect(entries.filter(({ entry }) => entry.startsWith('model call')).map(({ pid }) => pid)).toEqual([
         first.pid,
         second.pid,

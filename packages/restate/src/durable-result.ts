@@ -1,11 +1,12 @@
 import { OrgError } from '@org/core';
 import type { AgentResult } from '@org/planner';
 import { toJsonValue } from '@org/tools';
+import { DurableModelCallError } from './errors.js';
 import type { ApprovalRecord, DurableAgentResult } from './restate-agent-types.js';
 
 /**
  * A run's result as the workflow's output: JSON data (tool outputs as `toJsonValue` of `@org/tools` writes them),
- * the error as `{ name, code, message }`, and the approvals the run waited for. A paused state never leaves the
+ * the error as `{ name, code, causeCode?, message }`, and the approvals the run waited for. A paused state never leaves the
  * workflow: the run waits for its approval instead of returning it.
  */
 export function durableResult(result: AgentResult, approvals: readonly ApprovalRecord[]): DurableAgentResult {
@@ -18,6 +19,9 @@ export function durableResult(result: AgentResult, approvals: readonly ApprovalR
           error: {
             name: error.name,
             ...(OrgError.isInstance(error) ? { code: error.code } : {}),
+            ...(DurableModelCallError.isInstance(error) && error.causeCode !== undefined
+              ? { causeCode: error.causeCode }
+              : {}),
             message: error.message,
           },
         }),

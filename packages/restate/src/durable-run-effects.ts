@@ -1,4 +1,4 @@
-import { type Action, errorMessageOf, type ModelResponse, OrgError } from '@org/core';
+import type { Action, ModelResponse } from '@org/core';
 import { defaultToolExecutor, type RunEffects, type ToolExecutorContext } from '@org/planner';
 import type { ToolObservation, ToolRunView } from '@org/tools';
 import { CancelledError, type RunOptions, TerminalError } from '@restatedev/restate-sdk';
@@ -6,6 +6,7 @@ import type { DurableRuntime } from './durable-runtime.js';
 import { DurableModelCallError } from './errors.js';
 import { journaledModelResponse, journaledObservation } from './journal-values.js';
 import { mapInOrder } from './map-in-order.js';
+import { fromEngineFailure, toEngineFailure } from './model-call-failure.js';
 import type { DurableRetryPolicy } from './restate-agent-types.js';
 
 /** Options of {@link durableRunEffects}. */
@@ -32,16 +33,6 @@ function modelRetryOptions(policy: DurableRetryPolicy | undefined): RunOptions<u
     maxRetryInterval: policy?.maxIntervalMs ?? 30_000,
     retryIntervalFactor: 2,
   };
-}
-
-/**
- * A model call's failure, for the engine: a retryable provider error as it is (the engine retries the call), any
- * other as a `TerminalError` carrying the provider's code, journaled so that a replay fails the same way.
- */
-function modelCallFailure(error: unknown): unknown {
-  if (OrgError.isInstance(error) && error.retryable) return error;
-  const code = OrgError.isInstance(error) ? error.code : error instanceof Error ? error.name : typeof error;
-  return new TerminalError(errorMessageOf(error), { metadata: { code } });
 }
 
 /** The context of a call that runs in the workflow body: no wall-clock deadline there (see `JournalClock`). */
@@ -72,7 +63,11 @@ export function durableRunEffects(options: DurableRunEffectsOptions): RunEffects
       `tool ${action.toolName} (${action.id})`,
       async () => {
         // Measured on the wall clock: this runs once, and what it measures is journaled with it.
-        const [observation] = await defaultToolExecutor.execute([action], { ...context, now: Date.now });
+        const [observation] = await defaultToolExecutor.execute([action], {
+          ...context,
+          signal: runtime.callSignal(context.signal),
+          now: Date.now,
+        });
         return { observation: journaledObservation(observation as ToolObservation), at: Date.now() };
       },
       { maxRetryAttempts: TOOL_CALL_ATTEMPTS },
@@ -91,9 +86,11 @@ export function durableRunEffects(options: DurableRunEffectsOptions): RunEffects
           async () => {
             let response: ModelResponse;
             try {
+              // The request carries the run's signal, which `runDurableAgent` makes the attempt's: a cut attempt
+              // aborts its model call. A custom handler passes `runtime.attemptSignal` as the run's `signal` too.
               response = await call();
             } catch (error) {
-              throw modelCallFailure(error);
+              throw toEngineFailure(error);
             }
             try {
               return {
@@ -101,7 +98,7 @@ export function durableRunEffects(options: DurableRunEffectsOptions): RunEffects
                 at: Date.now(),
               };
             } catch (error) {
-              throw modelCallFailure(error);
+              throw toEngineFailure(error);
             }
           },
           retry as RunOptions<{ response: ModelResponse; at: number }>,
@@ -109,11 +106,12 @@ export function durableRunEffects(options: DurableRunEffectsOptions): RunEffects
       } catch (error) {
         // A cancelled run (Restate's cancel API) stays cancelled; anything else the engine kept retrying is its own.
         if (!(error instanceof TerminalError) || error instanceof CancelledError) throw error;
-        const causeCode = error.metadata?.code;
+        const { message, failure } = fromEngineFailure(error);
         throw new DurableModelCallError({
           step: info.step,
-          message: error.message,
-          ...(causeCode === undefined ? {} : { causeCode }),
+          message,
+          ...(failure === undefined ? {} : { causeCode: failure.code }),
+          ...(failure?.statusCode === undefined ? {} : { causeStatusCode: failure.statusCode }),
           cause: error,
         });
       }
@@ -125,7 +123,10 @@ export function durableRunEffects(options: DurableRunEffectsOptions): RunEffects
         options.onRunView(context.run);
         return mapInOrder(actions, context.maxConcurrency, async (action) => {
           if (!inBodyTools.has(action.toolName)) return journaledToolCall(action, context);
-          const [observation] = await defaultToolExecutor.execute([action], inBody(context));
+          const [observation] = await defaultToolExecutor.execute([action], {
+            ...inBody(context),
+            signal: runtime.callSignal(context.signal),
+          });
           return observation as ToolObservation;
         });
       },

@@ -2,7 +2,7 @@ import { type Action, errorMessageOf, OrgError } from '@org/core';
 import { createToolPlanTool } from '@org/plan-executor';
 import { type AgentOptions, type AgentResult, type ResumeTokenStore, runAgent } from '@org/planner';
 import { type Tool, ToolRegistry, type ToolRunView, toJsonValue } from '@org/tools';
-import { TerminalError, type WorkflowContext } from '@restatedev/restate-sdk';
+import { CancelledError, TerminalError, type WorkflowContext } from '@restatedev/restate-sdk';
 import { approvalPromiseName, PENDING_APPROVAL_KEY } from './approval.js';
 import { durableResult } from './durable-result.js';
 import { durableRunEffects } from './durable-run-effects.js';
@@ -103,6 +103,34 @@ async function toolsOf(
 }
 
 /**
+ * Records what waits (`status` shows it, `approve` checks against it) and waits for its decision. On every way out
+ * the record goes: decided, or the wait ended by the engine (Restate's cancel API). A run that stops waiting also
+ * rejects its approval's durable promise first, so that an approval arriving after it is refused (409) by the engine
+ * itself, atomically, rather than accepted for a run that will never read it.
+ */
+async function awaitApproval(
+  ctx: WorkflowContext,
+  runtime: DurableRuntime,
+  pending: PendingApproval,
+): Promise<ApprovalInput> {
+  const name = approvalPromiseName(pending.round);
+  ctx.set(PENDING_APPROVAL_KEY, pending);
+  try {
+    const approval = await runtime.promise<ApprovalInput>(name);
+    ctx.clear(PENDING_APPROVAL_KEY);
+    return approval;
+  } catch (error) {
+    // A failure that is not the engine's final word (the attempt is ending: lost connection, a node going away) is
+    // retried from the journal, where the run waits again; only a final one ends the wait.
+    if (!(error instanceof TerminalError)) throw error;
+    const reason = error instanceof CancelledError ? 'was cancelled' : `ended: ${error.message}`;
+    await runtime.closePromise(name, `Run '${ctx.key}' ${reason} while it waited for this approval.`);
+    ctx.clear(PENDING_APPROVAL_KEY);
+    throw error;
+  }
+}
+
+/**
  * The workflow's `run` handler: runs the agent with every effect journaled; when it pauses for approval, records
  * what waits (`status` shows it), waits on a durable promise (suspended, for as long as it takes, surviving restarts),
  * and resumes with the decision `approve` gave it, in the same workflow.
@@ -125,6 +153,9 @@ export async function runDurableAgent(
     ...agentOptions,
     tools,
     runId,
+    // The run's signal is the attempt's: the model calls, tool calls and plan steps of an attempt the engine cut
+    // (node lost, connection dropped, run cancelled) are aborted, so none runs on beside its re-run.
+    signal: runtime.attemptSignal,
     resumeTokenStore: JOURNALED_RESUME,
     effects: durableRunEffects({
       runtime,
@@ -148,9 +179,7 @@ export async function runDurableAgent(
       round: approvals.length + 1,
       actions: toJsonValue(result.pendingApprovals ?? []) as unknown as Action[],
     };
-    ctx.set(PENDING_APPROVAL_KEY, pending);
-    const approval = await runtime.promise<ApprovalInput>(approvalPromiseName(pending.round));
-    ctx.clear(PENDING_APPROVAL_KEY);
+    const approval = await awaitApproval(ctx, runtime, pending);
     approvals.push({ round: pending.round, actions: pending.actions, decisions: approval.decisions });
     const state = result.state;
     const system = leadingSystemMessages(input);

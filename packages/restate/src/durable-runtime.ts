@@ -1,4 +1,4 @@
-import { type RunOptions, serde, type WorkflowContext } from '@restatedev/restate-sdk';
+import { type RunOptions, serde, TerminalError, type WorkflowContext } from '@restatedev/restate-sdk';
 import { CompletionSequencer } from './completion-sequencer.js';
 import { JournalClock } from './journal-clock.js';
 import { strictJsonSerde } from './strict-json-serde.js';
@@ -13,10 +13,25 @@ export class DurableRuntime {
   readonly ctx: WorkflowContext;
   readonly #sequencer = new CompletionSequencer();
   readonly clock: JournalClock;
+  /**
+   * Aborts when this attempt ends: the engine cut it (its connection lost, the server or its partition's leader gone,
+   * the run cancelled) or it finished. A call still running then belongs to a dead attempt: the engine runs the step
+   * again in a new attempt, so every model call and tool call of the run gets this signal, to stop at once rather
+   * than run beside its re-run.
+   */
+  readonly attemptSignal: AbortSignal;
 
   private constructor(ctx: WorkflowContext) {
     this.ctx = ctx;
     this.clock = new JournalClock(0);
+    this.attemptSignal = ctx.request().attemptCompletedSignal;
+  }
+
+  /** `signal` (a call's own: its abort, its deadline) joined with this attempt's. */
+  callSignal(signal: AbortSignal | undefined): AbortSignal {
+    return signal === undefined || signal === this.attemptSignal
+      ? this.attemptSignal
+      : AbortSignal.any([signal, this.attemptSignal]);
   }
 
   /** The runtime of this invocation, its clock set to the run's journaled start. */
@@ -52,6 +67,20 @@ export class DurableRuntime {
   /** Waits for the workflow's durable promise `name` (resolved by another handler, once). */
   promise<T>(name: string): Promise<T> {
     return this.#sequencer.await(this.ctx.promise<T>(name).get());
+  }
+
+  /**
+   * Rejects the workflow's durable promise `name`, so that nothing can resolve it any more; `false` when something
+   * already had (resolved or rejected it first: the engine lets one completion win).
+   */
+  async closePromise(name: string, reason: string): Promise<boolean> {
+    try {
+      await this.ctx.promise(name).reject(reason);
+      return true;
+    } catch (error) {
+      if (error instanceof TerminalError) return false;
+      throw error;
+    }
   }
 
   /** A fresh id a replay sees again (seeded on the invocation id). */

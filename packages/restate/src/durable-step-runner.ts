@@ -44,11 +44,13 @@ export function durableStepRunner(options: DurableStepRunnerOptions): StepRunner
     };
   };
   return {
-    async run({ action }): Promise<StepObservation> {
+    async run({ action, signal }): Promise<StepObservation> {
+      // The plan's signal (its abort) joined with the attempt's: a step of a cut attempt stops, not runs beside its re-run.
+      const stepSignal = runtime.callSignal(signal);
       if (remoteTools.has(action.toolName)) {
-        return executeAction(registry, action, callOptions(runtime.clock.now));
+        return executeAction(registry, action, { ...callOptions(runtime.clock.now), signal: stepSignal });
       }
-      const settings = callOptions(Date.now);
+      const settings = { ...callOptions(Date.now), signal: stepSignal };
       const journaled = await runtime.journal(
         `plan step ${action.id} (${action.toolName})`,
         async () => {

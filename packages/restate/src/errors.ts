@@ -43,17 +43,33 @@ brandError(InvalidRestateAgentOptionError, 'InvalidRestateAgentOptionError');
  * with `finishReason: 'error'` and this error.
  */
 export class DurableModelCallError extends OrgError {
-  /** The code of the provider's error (`rate_limited`, `invalid_request`, ...), when it had one. */
+  /**
+   * The code of the provider's error (`rate_limited`, `invalid_request`, ...): core's error code, kept through the
+   * journal and the engine's retries. `undefined` only for a failure the engine made itself.
+   */
   readonly causeCode: string | undefined;
+  /** The provider's HTTP status (`429`, `400`, ...), when its error carried one. */
+  readonly causeStatusCode: number | undefined;
   /** Zero-based step of the failed call. */
   readonly step: number;
 
-  constructor(options: { message: string; step: number; causeCode?: string; cause?: unknown }) {
+  constructor(options: {
+    message: string;
+    step: number;
+    causeCode?: string;
+    causeStatusCode?: number;
+    cause?: unknown;
+  }) {
+    const why = [
+      ...(options.causeCode === undefined ? [] : [options.causeCode]),
+      ...(options.causeStatusCode === undefined ? [] : [`HTTP ${options.causeStatusCode}`]),
+    ];
     super('durable_model_call_failed', {
-      message: `The model call of step ${options.step} failed: ${options.message}`,
+      message: `The model call of step ${options.step} failed${why.length === 0 ? '' : ` (${why.join(', ')})`}: ${options.message}`,
       cause: options.cause,
     });
     this.causeCode = options.causeCode;
+    this.causeStatusCode = options.causeStatusCode;
     this.step = options.step;
   }
 }

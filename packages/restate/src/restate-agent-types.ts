@@ -127,8 +127,16 @@ export interface DurableAgentResult {
   readonly roundTrips: number;
   readonly toolStats: ToolStats;
   readonly messages: readonly Message[];
-  /** Why the run failed, for `error`, `aborted` and `loop-guard`. */
-  readonly error?: { readonly name: string; readonly code?: string; readonly message: string };
+  /**
+   * Why the run failed, for `error`, `aborted` and `loop-guard`. `causeCode` is the provider's error code of a model
+   * call that failed for good (`DurableModelCallError`): `invalid_request`, `rate_limited` past the retries, ...
+   */
+  readonly error?: {
+    readonly name: string;
+    readonly code?: string;
+    readonly causeCode?: string;
+    readonly message: string;
+  };
   /** Every approval the run waited for, in order, with the decisions it received. */
   readonly approvals: readonly ApprovalRecord[];
 }

@@ -133,7 +133,7 @@ export function createRestateToolService<const Name extends string>(
     ),
     execute: restate.handlers.handler(
       { input: strictJsonSerde<RemoteToolRequest>() },
-      async (_ctx: restate.Context, request: RemoteToolRequest): Promise<ToolObservation> => {
+      async (ctx: restate.Context, request: RemoteToolRequest): Promise<ToolObservation> => {
         const problem = requestProblem(request);
         if (problem !== undefined) {
           throw new restate.TerminalError(`Invalid tool request: ${problem}.`, { errorCode: 400 });
@@ -145,6 +145,8 @@ export function createRestateToolService<const Name extends string>(
             { id: request.actionId, toolName: request.toolName, args: { ...request.args } },
             {
               validate: true,
+              // A call whose attempt the engine cut is made again: this one stops rather than run beside it.
+              signal: ctx.request().attemptCompletedSignal,
               ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
               ...(request.outputBudgetBytes === undefined
                 ? {}

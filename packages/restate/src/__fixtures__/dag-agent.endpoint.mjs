@@ -78,4 +78,6 @@ const agent = createRestateAgent({
   name: process.env.AGENT_NAME,
   agent: { model, tools: [work, gate], plan: { maxConcurrency: 3 } },
 });
+// Every step's call and the run share the attempt's abort signal: a listener left behind would warn here.
+process.on('warning', (warning) => record(`warning ${warning.name}: ${warning.message}`));
 await serveEndpoint([agent]);

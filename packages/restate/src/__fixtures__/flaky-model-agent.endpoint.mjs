@@ -1,5 +1,5 @@
 // The model-failure test's agents: one whose model is rate limited once, then answers; one whose model refuses the
-// request (not retryable).
+// request (not retryable); one whose model is rate limited on every attempt, past the retry policy.
 import { InvalidRequestError, RateLimitError } from '@org/core';
 import { createScriptedModel } from '@org/provider-scripted';
 import { createRestateAgent } from '@org/restate';
@@ -30,6 +30,15 @@ const refusing = createScriptedModel({
   },
 });
 
+const throttled = createScriptedModel({
+  script: () => {
+    record('model throttled');
+    return {
+      error: new RateLimitError({ message: 'Slow down.', provider: 'scripted', statusCode: 429 }),
+    };
+  },
+});
+
 const retry = { initialIntervalMs: 50, maxIntervalMs: 100 };
 await serveEndpoint([
   createRestateAgent({ name: process.env.FLAKY_AGENT_NAME, agent: { model: flaky }, modelRetry: retry }),
@@ -37,5 +46,10 @@ await serveEndpoint([
     name: process.env.REFUSING_AGENT_NAME,
     agent: { model: refusing },
     modelRetry: retry,
+  }),
+  createRestateAgent({
+    name: process.env.THROTTLED_AGENT_NAME,
+    agent: { model: throttled },
+    modelRetry: { ...retry, maxAttempts: 2 },
   }),
 ]);
