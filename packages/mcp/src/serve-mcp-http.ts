@@ -53,7 +53,7 @@ export interface ServeMcpHttpOptions extends ServeMcpOptions {
 export interface McpHttpServing {
   /** The endpoint, e.g. `http://127.0.0.1:53123/mcp`. */
   readonly url: URL;
-  /** Sessions open now. */
+  /** Sessions open now: initialised and not yet ended (by DELETE, idle expiry, replacement at the cap or `close`). */
   readonly sessionCount: number;
   /** Closes every session and the HTTP server. */
   close(): Promise<void>;
@@ -79,8 +79,9 @@ async function readBody(request: IncomingMessage, maximum: number): Promise<stri
 
 /**
  * Serves a registry over Streamable HTTP on `host:port` (default `127.0.0.1`, a free port), one MCP session per
- * client, each with its own SDK server (see `createMcpServer`). Bodies and sessions are bounded; `close()` ends
- * every session and the listener.
+ * client, each with its own SDK server (see `createMcpServer`). `Host` and `Origin` are checked first (403); bodies
+ * are bounded; sessions end on DELETE, after `sessionIdleTimeoutMs` idle, or when a newcomer at `maxSessions` takes the
+ * place of the one idle the longest. `close()` ends every session and the listener.
  *
  * @example
  * const served = await serveMcpHttp(registry);
