@@ -185,6 +185,10 @@ export async function serveMcpHttp(
         sessions.openFailed();
         // A first request that did not open a session (not an initialize) leaves nothing behind.
         await session?.server.close().catch(() => undefined);
+      } else if (closing && session !== undefined) {
+        // `close()` ran while this session was opening: it ends with the others.
+        sessions.closed(session);
+        await session.server.close().catch(() => undefined);
       }
     }
   };
