@@ -5,9 +5,10 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { RunEvent } from '@org/core';
+import { createToolPlanTool } from '@org/plan-executor';
 import { createFunctionCallingPlanner, runAgent } from '@org/planner';
 import { createScriptedModel, type ScriptFunction } from '@org/provider-scripted';
-import { executeAction } from '@org/tools';
+import { executeAction, SCHEMA_TARGETS, ToolRegistry } from '@org/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { connectReferenceServer } from './__fixtures__/reference-servers.js';
@@ -286,6 +287,58 @@ describe('connectMcp with an in-process SDK server (a ready Client)', () => {
       await expect(connectMcp({ client, strict: true })).rejects.toSatisfy((error: unknown) =>
         McpInvalidToolError.isInstance(error),
       );
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it('adopts a tool whose property names only some providers refuse (año_vehiculo); refuses one none can carry', async () => {
+    const server = new Server({ name: 'seguros', version: '1.0.0' }, { capabilities: { tools: {} } });
+    const received: unknown[] = [];
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [
+        {
+          name: 'cotizar_seguro',
+          description: 'Cotiza un seguro de auto.',
+          inputSchema: {
+            type: 'object',
+            properties: { año_vehiculo: { type: 'integer' } },
+            required: ['año_vehiculo'],
+          },
+        },
+        {
+          name: 'roto',
+          description: 'A property name with a lone surrogate.',
+          inputSchema: { type: 'object', properties: { 'a\uD800': { type: 'string' } } },
+        },
+      ],
+    }));
+    server.setRequestHandler(CallToolRequestSchema, (request) => {
+      received.push(request.params.arguments);
+      return { content: [{ type: 'text', text: 'cotizado' }] };
+    });
+    const client = await linkedClient(server);
+    try {
+      const connection = await connectMcp({ client, name: 'seguros' });
+      expect(connection.tools.names()).toEqual(['cotizar_seguro']);
+      expect(connection.rejectedTools.map((error) => error.mcpToolName)).toEqual(['roto']);
+      expect(connection.rejectedTools[0]?.message).toContain("'properties/a\uD800'");
+      // Every target the registry describes tools for, plan mode's included, carries the name as written; the
+      // Anthropic and Bedrock adapters rename it on their wire.
+      const plans = new ToolRegistry([createToolPlanTool({ tools: connection.tools })]);
+      for (const target of SCHEMA_TARGETS) {
+        expect(connection.tools.specs({ target })[0]?.inputSchema.properties).toHaveProperty('año_vehiculo');
+        expect(() => plans.specs({ target })).not.toThrow();
+      }
+      const observation = await executeAction(connection.tools, {
+        id: '1',
+        toolName: 'cotizar_seguro',
+        args: { año_vehiculo: 2021 },
+      });
+      expect(observation.status).toBe('success');
+      expect(received).toEqual([{ año_vehiculo: 2021 }]);
+      await connection.close();
     } finally {
       await client.close();
       await server.close();

@@ -63,13 +63,28 @@ const DEFAULT_SERVER_INFO = { name: '@org/mcp', version: '0.0.0' };
 const PROGRESS_MESSAGE_LENGTH = 500;
 const outputSchemas = new WeakMap<Tool, JsonSchema | null>();
 
-/** The tool's output as an MCP `outputSchema` (an object schema), or `undefined`. */
+/**
+ * The JSON Schema dialect a schema written as JSON Schema declares at its root (`$schema`), or `undefined` (a zod
+ * schema, or none declared). Tool schemas are normalised for providers, which refuse or ignore `$schema`, so it is
+ * read from the tool's own schema; MCP clients read it to pick the dialect (MCP defaults to 2020-12 without it).
+ */
+function declaredDialect(schema: unknown): { readonly $schema: string } | undefined {
+  if (typeof schema !== 'object' || schema === null || '_zod' in schema || !Object.hasOwn(schema, '$schema'))
+    return undefined;
+  const dialect = (schema as { readonly $schema?: unknown }).$schema;
+  return typeof dialect === 'string' ? { $schema: dialect } : undefined;
+}
+
+/** The tool's output as an MCP `outputSchema` (an object schema, its declared dialect kept), or `undefined`. */
 function outputSchemaOf(tool: Tool): JsonSchema | undefined {
   let schema = outputSchemas.get(tool);
   if (schema === undefined) {
     try {
       const converted = tool.output === undefined ? null : toJsonSchema(tool.output);
-      schema = converted !== null && converted.type === 'object' ? converted : null;
+      schema =
+        converted !== null && converted.type === 'object'
+          ? { ...declaredDialect(tool.output), ...converted }
+          : null;
     } catch {
       schema = null;
     }
@@ -140,7 +155,7 @@ export function createMcpServer(registry: ToolRegistry, options: ServeMcpOptions
         const entry: ListToolsResult['tools'][number] = {
           name: spec?.name ?? tool.name,
           description: tool.description,
-          inputSchema: { ...inputSchema, type: 'object' },
+          inputSchema: { ...declaredDialect(tool.input), ...inputSchema, type: 'object' },
         };
         const outputSchema = outputSchemaOf(tool);
         if (outputSchema !== undefined) {

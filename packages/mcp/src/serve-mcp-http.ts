@@ -1,15 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { readStrictJson } from '@org/core';
+import { readStrictJson, timerDelayProblem } from '@org/core';
 import type { ToolRegistry } from '@org/tools';
 import { createMcpServer, type ServeMcpOptions } from './create-mcp-server.js';
 import { InvalidMcpOptionError } from './errors.js';
+import { HttpOriginGuard } from './http-origin-guard.js';
+import { type McpHttpSession, McpHttpSessions } from './mcp-http-sessions.js';
 
 /** Nesting read from a request body: the arguments' limit (64) plus the JSON-RPC envelope, with room. */
 const MAX_BODY_DEPTH = 128;
+/** Default `sessionIdleTimeoutMs`: five minutes without a request. */
+const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** Options of `serveMcpHttp`. */
 export interface ServeMcpHttpOptions extends ServeMcpOptions {
@@ -19,8 +22,17 @@ export interface ServeMcpHttpOptions extends ServeMcpOptions {
   readonly port?: number;
   /** The endpoint's path. Default `/mcp`. */
   readonly path?: string;
-  /** Sessions open at once; a new one beyond is refused with 503. Default 64. */
+  /**
+   * Sessions open at once. Default 64. At the cap a new session replaces the one idle the longest (its client's next
+   * request gets 404, and MCP clients then start a new session); only when every session is answering a request is a
+   * new one refused with 503.
+   */
   readonly maxSessions?: number;
+  /**
+   * A session with no request for this long is closed (most clients never end theirs: the MCP SDK client's
+   * `close()` sends no DELETE). Milliseconds above 0, or `Infinity` for never. Default 300 000 (five minutes).
+   */
+  readonly sessionIdleTimeoutMs?: number;
   /** Size of one request body. Default 4 MiB; larger is refused with 413. */
   readonly maxBodyBytes?: number;
   /**
@@ -28,21 +40,23 @@ export interface ServeMcpHttpOptions extends ServeMcpOptions {
    * `localhost:<port>`; for another host, no check unless you list them.
    */
   readonly allowedHosts?: readonly string[];
+  /**
+   * `Origin` headers accepted, e.g. `['https://app.example.com']`; a request with another `Origin` is refused with
+   * 403, as MCP requires (a request without one, from a client that is not a browser, passes). Default: loopback
+   * origins only (`http://localhost:<any port>`, `127.0.0.1`, `[::1]`), whatever the host. Checked with `Host` before
+   * anything else, so a refused caller learns nothing (not even that the server is full).
+   */
+  readonly allowedOrigins?: readonly string[];
 }
 
 /** An MCP server over Streamable HTTP made by `serveMcpHttp`. */
 export interface McpHttpServing {
   /** The endpoint, e.g. `http://127.0.0.1:53123/mcp`. */
   readonly url: URL;
-  /** Sessions open now. */
+  /** Sessions open now: initialised and not yet ended (by DELETE, idle expiry, replacement at the cap or `close`). */
   readonly sessionCount: number;
   /** Closes every session and the HTTP server. */
   close(): Promise<void>;
-}
-
-interface Session {
-  readonly transport: StreamableHTTPServerTransport;
-  readonly server: Server;
 }
 
 function jsonRpcError(response: ServerResponse, status: number, code: number, message: string): void {
@@ -65,8 +79,9 @@ async function readBody(request: IncomingMessage, maximum: number): Promise<stri
 
 /**
  * Serves a registry over Streamable HTTP on `host:port` (default `127.0.0.1`, a free port), one MCP session per
- * client, each with its own SDK server (see `createMcpServer`). Bodies and sessions are bounded; `close()` ends
- * every session and the listener.
+ * client, each with its own SDK server (see `createMcpServer`). `Host` and `Origin` are checked first (403); bodies
+ * are bounded; sessions end on DELETE, after `sessionIdleTimeoutMs` idle, or when a newcomer at `maxSessions` takes the
+ * place of the one idle the longest. `close()` ends every session and the listener.
  *
  * @example
  * const served = await serveMcpHttp(registry);
@@ -93,11 +108,27 @@ export async function serveMcpHttp(
     if (!Number.isSafeInteger(value) || value < 1)
       throw new InvalidMcpOptionError({ option, reason: 'must be a positive integer' });
   }
-  const sessions = new Map<string, Session>();
-  let allowedHosts: string[] | undefined;
+  const sessionIdleTimeoutMs = options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
+  const idleProblem = timerDelayProblem(sessionIdleTimeoutMs, { infinity: true });
+  if (idleProblem !== undefined)
+    throw new InvalidMcpOptionError({ option: 'sessionIdleTimeoutMs', reason: idleProblem });
+  // The origins are checked now, before listening, so a bad entry leaves no server behind; the guard that runs is
+  // built once the port (named by the default Host list) is known.
+  if (options.allowedOrigins !== undefined) new HttpOriginGuard({ allowedOrigins: options.allowedOrigins });
+  const sessions = new McpHttpSessions({ maxSessions, idleTimeoutMs: sessionIdleTimeoutMs });
+  // Set once listening (the default Host list names the port); checked on every request before anything else.
+  let guard: HttpOriginGuard | undefined;
   let closing = false;
 
+  /** Marks the session busy until this response is over (finished, or its connection gone). */
+  const trackRequest = (session: McpHttpSession, response: ServerResponse): void => {
+    sessions.requestStarted(session);
+    response.once('close', () => sessions.requestEnded(session));
+  };
+
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const refusal = guard?.refusal({ host: request.headers.host, origin: request.headers.origin });
+    if (refusal !== undefined) return jsonRpcError(response, 403, -32000, refusal);
     const requestUrl = new URL(request.url ?? '/', 'http://localhost');
     if (requestUrl.pathname !== path) return jsonRpcError(response, 404, -32000, 'Not found');
     if (closing) return jsonRpcError(response, 503, -32000, 'The server is closing');
@@ -121,31 +152,45 @@ export async function serveMcpHttp(
       parsedBody = read.value;
     }
     const sessionHeader = request.headers['mcp-session-id'];
-    if (typeof sessionHeader === 'string') {
-      const session = sessions.get(sessionHeader);
+    if (sessionHeader !== undefined) {
+      const session = typeof sessionHeader === 'string' ? sessions.get(sessionHeader) : undefined;
       if (session === undefined) return jsonRpcError(response, 404, -32001, 'Session not found');
+      // A standalone GET stream is not activity: see McpHttpSessions.
+      if (request.method !== 'GET') trackRequest(session, response);
       await session.transport.handleRequest(request, response, parsedBody);
       return;
     }
     if (request.method !== 'POST') return jsonRpcError(response, 400, -32000, 'No session: initialize first');
-    if (sessions.size >= maxSessions) return jsonRpcError(response, 503, -32000, 'Too many sessions');
-    let entry: Session | undefined;
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sessionId) => {
-        if (entry !== undefined) sessions.set(sessionId, entry);
-      },
-      ...(allowedHosts === undefined ? {} : { enableDnsRebindingProtection: true, allowedHosts }),
-    });
-    const server = createMcpServer(registry, options);
-    entry = { transport, server };
-    transport.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
-    };
-    await server.connect(transport);
-    await transport.handleRequest(request, response, parsedBody);
-    // A first request that did not open a session (not an initialize) leaves nothing behind.
-    if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) await server.close();
+    if (!(await sessions.reserve())) return jsonRpcError(response, 503, -32000, 'Too many sessions');
+    let opened = false;
+    let session: McpHttpSession | undefined;
+    try {
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sessionId) => {
+          if (session === undefined) return;
+          opened = true;
+          sessions.opened(sessionId, session);
+        },
+      });
+      const server = createMcpServer(registry, options);
+      session = { transport, server, busy: 0, lastActiveAt: performance.now(), idleTimer: undefined };
+      const created = session;
+      transport.onclose = () => sessions.closed(created);
+      trackRequest(created, response);
+      await server.connect(transport);
+      await transport.handleRequest(request, response, parsedBody);
+    } finally {
+      if (!opened) {
+        sessions.openFailed();
+        // A first request that did not open a session (not an initialize) leaves nothing behind.
+        await session?.server.close().catch(() => undefined);
+      } else if (closing && session !== undefined) {
+        // `close()` ran while this session was opening: it ends with the others.
+        sessions.closed(session);
+        await session.server.close().catch(() => undefined);
+      }
+    }
   };
 
   const httpServer = createServer((request, response) => {
@@ -160,12 +205,16 @@ export async function serveMcpHttp(
   });
   const address = httpServer.address() as AddressInfo;
   const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
-  allowedHosts =
+  const allowedHosts =
     options.allowedHosts !== undefined
-      ? [...options.allowedHosts]
+      ? options.allowedHosts
       : loopback
         ? [`127.0.0.1:${address.port}`, `localhost:${address.port}`, `[::1]:${address.port}`]
         : undefined;
+  guard = new HttpOriginGuard({
+    ...(allowedHosts === undefined ? {} : { allowedHosts }),
+    ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+  });
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = new URL(`http://${urlHost}:${address.port}${path}`);
 
@@ -176,8 +225,7 @@ export async function serveMcpHttp(
     },
     close: async (): Promise<void> => {
       closing = true;
-      const open = [...sessions.values()];
-      sessions.clear();
+      const open = sessions.drain();
       await Promise.all(open.map((session) => session.server.close().catch(() => undefined)));
       await new Promise<void>((resolve) => {
         httpServer.close(() => resolve());

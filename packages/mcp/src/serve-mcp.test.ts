@@ -153,6 +153,51 @@ describe('serveMcpHttp driven by the SDK Client', () => {
   });
 });
 
+describe("serveMcpHttp keeps a tool's declared JSON Schema dialect", () => {
+  it('lists $schema (2020-12) with the input and output schemas, as MCP conformance json-schema-2020-12 checks', async () => {
+    const dialect = 'https://json-schema.org/draft/2020-12/schema';
+    const registry = new ToolRegistry([
+      defineTool({
+        name: 'json_schema_2020_12_tool',
+        description: 'A tool declared in JSON Schema 2020-12.',
+        input: {
+          $schema: dialect,
+          type: 'object',
+          $defs: { address: { type: 'object', properties: { street: { type: 'string' } } } },
+          properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+          additionalProperties: false,
+        },
+        output: { $schema: dialect, type: 'object', properties: { ok: { type: 'boolean' } } },
+        execute: () => ({ ok: true }),
+      }),
+      defineTool({
+        name: 'plain',
+        description: 'No dialect declared.',
+        input: z.object({}),
+        execute: () => 'ok',
+      }),
+    ]);
+    const http = await serveMcpHttp(registry);
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(http.url));
+      const { tools: listed } = await client.listTools();
+      expect(listed[0]?.inputSchema).toEqual({
+        $schema: dialect,
+        type: 'object',
+        $defs: { address: { type: 'object', properties: { street: { type: 'string' } } } },
+        properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+        additionalProperties: false,
+      });
+      expect(listed[0]?.outputSchema).toMatchObject({ $schema: dialect, type: 'object' });
+      expect(listed[1]?.inputSchema).not.toHaveProperty('$schema');
+    } finally {
+      await client.close();
+      await http.close();
+    }
+  });
+});
+
 /** A client-side transport over a pair of streams, framed as MCP's stdio transport frames messages. */
 function streamTransport(input: PassThrough, output: PassThrough): Transport {
   const buffer = new ReadBuffer();

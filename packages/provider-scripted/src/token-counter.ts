@@ -7,8 +7,7 @@ import type {
   ToolCall,
   ToolSpec,
 } from '@org/core';
-import { Tiktoken } from 'js-tiktoken/lite';
-import o200kBase from 'js-tiktoken/ranks/o200k_base';
+import { bytePairTokenCount, O200K_PATTERN } from './o200k-ranks.js';
 
 /**
  * Framing tokens added per message (role markers and separators), as OpenAI documents for its chat models.
@@ -32,15 +31,8 @@ export const IMAGE_PART_TOKENS = 765;
  */
 export const FILE_PART_TOKENS = 1_500;
 
-let encoder: Tiktoken | undefined;
 const COUNT_CACHE_ENTRIES = 4_096;
 const countCache = new Map<string, number>();
-
-// Building the encoder parses ~200k ranks (tens of milliseconds); do it once per process, on first use.
-function getEncoder(): Tiktoken {
-  encoder ??= new Tiktoken(o200kBase);
-  return encoder;
-}
 
 // Byte-pair merging is quadratic in the length of one pre-token, and a pre-token can be a whole argument string
 // (`[[[[…` of a 10^5-deep payload is one punctuation run): a 8,000-character run took 20 s. Pieces longer than this
@@ -49,14 +41,17 @@ function getEncoder(): Tiktoken {
 const MAX_PIECE_CHARACTERS = 64;
 // o200k_base's own pre-tokenizer: the tokenizer encodes each of its pieces on its own, so counting piece by piece
 // gives the same tokens, and a piece's count can be remembered (`":"`, ` the` and the slices of a long run repeat).
-const PRE_TOKENIZER = new RegExp(o200kBase.pat_str, 'gu');
+const PRE_TOKENIZER = new RegExp(O200K_PATTERN, 'gu');
 const PIECE_CACHE_ENTRIES = 8_192;
 const pieceCache = new Map<string, number>();
 
 function pieceTokens(piece: string): number {
   const cached = pieceCache.get(piece);
   if (cached !== undefined) return cached;
-  const count = getEncoder().encode(piece, [], []).length;
+  // The tokenizer's `encode(piece)`: the pre-tokenizer's matches inside the piece (a slice of a long run may split
+  // again), each merged on its own; text the pattern does not match yields no token, as in the tokenizer.
+  let count = 0;
+  for (const match of piece.matchAll(PRE_TOKENIZER)) count += bytePairTokenCount(match[0]);
   if (pieceCache.size >= PIECE_CACHE_ENTRIES) pieceCache.clear();
   pieceCache.set(piece, count);
   return count;

@@ -72,7 +72,11 @@ function cloneSchema<T>(value: T): T {
  *   optional ones made nullable (validation turns that `null` back into "absent"), `oneOf` → `anyOf`, unsupported
  *   keywords removed and restated in the description. A schema strict mode cannot express (free-form objects,
  *   tuples, untyped values) is an `InvalidToolSchemaError`; `ToolRegistry.specs` then sends that tool non-strict.
- * - `anthropic`, `bedrock`: standard JSON Schema with an object at the root.
+ * - `anthropic`, `bedrock`: standard JSON Schema with an object at the root. Property names these providers refuse
+ *   (`año_vehiculo`) are kept: their adapters rename them reversibly on the wire.
+ *
+ * For every target, a property name that is not well-formed Unicode (a lone surrogate), which no provider can carry,
+ * is an `InvalidToolSchemaError` naming its path.
  *
  * @example
  * toJsonSchema(z.object({ city: z.string(), days: z.number().optional() }), { target: 'openai-strict' });
@@ -86,13 +90,15 @@ export function toJsonSchema(
   const target = options.target ?? 'json-schema';
   const named = options.toolName === undefined ? {} : { toolName: options.toolName };
   const base = isZodSchema(schema) ? zodToJsonSchema(schema, options.toolName) : normalizeJsonSchema(schema);
+  assertPropertyNames(base, '', target, named);
   switch (target) {
     case 'json-schema':
       return cloneSchema(base);
     case 'anthropic':
     case 'bedrock':
+      // Property names these providers refuse (`año_vehiculo`) are not checked here: their adapters rename them
+      // reversibly on the wire (`mapToolPropertyNames` of `@org/core`), where the provider's rule is known.
       assertObjectRoot(base, target, named);
-      assertPropertyNames(base, '', target, named);
       return cloneSchema(base);
     case 'openai-strict':
       assertObjectRoot(base, target, named);
@@ -121,8 +127,12 @@ function assertObjectRoot(schema: JsonSchema, target: SchemaTarget, named: { too
   }
 }
 
-// Anthropic (and Claude on Bedrock) refuse property keys outside this pattern in `input_schema`.
-const PROPERTY_NAME_PATTERN = /^[a-zA-Z0-9_.-]{1,64}$/;
+// The only property names refused, for every target: those no provider can carry, even renamed. A name with a lone
+// surrogate has no UTF-8 form, and tool schemas and the model's arguments travel as UTF-8 JSON, so the name the model
+// writes back could never be the tool's. Names a provider merely refuses are renamed by its adapter.
+function isWellFormedName(name: string): boolean {
+  return !/\p{Surrogate}/u.test(name);
+}
 
 function assertPropertyNames(
   schema: unknown,
@@ -139,11 +149,11 @@ function assertPropertyNames(
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'properties' && isRecord(value)) {
       for (const [name, child] of Object.entries(value)) {
-        if (!PROPERTY_NAME_PATTERN.test(name)) {
+        if (!isWellFormedName(name)) {
           throw new InvalidToolSchemaError({
             path: join(join(path, 'properties'), name),
             target,
-            message: `the property name ${JSON.stringify(name)} is not accepted (property names must match ^[a-zA-Z0-9_.-]{1,64}$)`,
+            message: `the property name ${JSON.stringify(name)} is not well-formed Unicode (a lone surrogate), which no provider can carry`,
             ...named,
           });
         }
