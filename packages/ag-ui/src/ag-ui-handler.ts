@@ -2,6 +2,7 @@ import { type Event as AgUiEvent, EventType, type RunAgentInput, type TokenUsage
 import { EventEncoder } from '@ag-ui/encoder';
 import { AbortedError, OrgError, type RunEvent } from '@org/core';
 import { type AgentResult, runAgent } from '@org/planner';
+import { ToolRegistry } from '@org/tools';
 import { toApprovalInterrupts } from './approval-interrupts.js';
 import { AgUiRequestError, InvalidAgUiOptionError } from './errors.js';
 import { AgUiEventMapper } from './event-mapper.js';
@@ -50,17 +51,20 @@ export function createAgUiHandler(options: AgUiHandlerOptions): AgUiHandler {
   if (typeof agent.model !== 'object' || agent.model === null) {
     throw new InvalidAgUiOptionError({ option: 'model', reason: 'a LanguageModel is required' });
   }
+  // One registry for every request: tools given as a one-shot iterable are read once, and a bad tool fails here.
+  const tools = agent.tools instanceof ToolRegistry ? agent.tools : new ToolRegistry(agent.tools);
+  const server: AgUiAgentOptions = { ...agent, tools };
   return async (request: Request): Promise<Response> => {
     let input: RunAgentInput;
     let prepared: PreparedRun;
     try {
       input = await readRunInput(request, maxBodyBytes);
-      prepared = prepareRun(input, agent);
+      prepared = prepareRun(input, server);
     } catch (error) {
       if (AgUiRequestError.isInstance(error)) return errorResponse(error);
       throw error;
     }
-    return streamRun(request, input, prepared, agent);
+    return streamRun(request, input, prepared, server);
   };
 }
 
@@ -209,12 +213,21 @@ function terminalEvent(
       return { type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: 'cancelled' }, usage };
     default: {
       const pendingToolCallIds = result.finishReason === 'terminal-tool' ? [...awaitingFrontEnd] : [];
+      // A turn ended by front-end calls has no answer yet: the front end's results come first.
+      if (pendingToolCallIds.length > 0) {
+        return {
+          type: EventType.RUN_FINISHED,
+          threadId,
+          runId,
+          outcome: { type: 'success', pendingToolCallIds },
+          usage,
+        };
+      }
       return {
         type: EventType.RUN_FINISHED,
         threadId,
         runId,
         result: { text: result.text, finishReason: result.finishReason },
-        ...(pendingToolCallIds.length === 0 ? {} : { outcome: { type: 'success', pendingToolCallIds } }),
         usage,
       };
     }

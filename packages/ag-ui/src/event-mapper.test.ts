@@ -172,6 +172,8 @@ describe('AgUiEventMapper', () => {
       ['confirm'],
     );
     expect(events.some((event) => event.type === 'TOOL_CALL_RESULT')).toBe(false);
+    // Mapped events carry the run event's time, as the integer milliseconds AG-UI requires.
+    expect(events.slice(1, -1).every((event) => event.timestamp === 0)).toBe(true);
     expect(events.find((event) => event.type === 'CUSTOM')).toMatchObject({ name: 'adjustment' });
   });
 

@@ -193,6 +193,9 @@ export class AgUiEventMapper {
         // An event type added to the union later: sent as it is rather than lost.
         out.push(custom(event as RunEvent));
     }
+    // AG-UI timestamps are integers (milliseconds); plan steps are timed to the fraction.
+    if (Number.isFinite(event.timestamp))
+      for (const mapped of out) mapped.timestamp = Math.round(event.timestamp);
     return out;
   }
 

@@ -281,6 +281,7 @@ describe('serveAgUi with the official @ag-ui/client HttpAgent', () => {
       type: 'success',
       pendingToolCallIds: ['call_confirm'],
     });
+    expect(ofType(first, 'RUN_FINISHED')[0]?.result).toBeUndefined();
     // The server tool ran and answered; the front-end call is left for the front end.
     expect(ofType(first, 'TOOL_CALL_RESULT').map((event) => event.toolCallId)).toEqual(['call_weather']);
     expect(model.requests[0]?.tools?.map((tool) => tool.name)).toEqual(['get_weather', 'confirm_trip']);
