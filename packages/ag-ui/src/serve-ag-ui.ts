@@ -1,6 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
 import { type AgUiHandler, type AgUiHandlerOptions, createAgUiHandler } from './ag-ui-handler.js';
 
 /** Where `serveAgUi` listens. */
@@ -39,12 +38,17 @@ export async function serveAgUi(
   options: ServeAgUiOptions = {},
 ): Promise<AgUiServer> {
   const handler = createAgUiHandler(agent);
+  // Loaded here rather than at the top: the package's entry point stays free of Node built-ins, so a page can import
+  // `approvalResume` from it without a bundler shimming `node:http`.
+  const [{ createServer }, { Readable }] = await Promise.all([import('node:http'), import('node:stream')]);
+  const toWebStream = (request: IncomingMessage): ReadableStream<Uint8Array> =>
+    Readable.toWeb(request) as ReadableStream<Uint8Array>;
   const host = options.host ?? '127.0.0.1';
   const runs = new Set<AbortController>();
   const httpServer = createServer((request, response) => {
     const controller = new AbortController();
     runs.add(controller);
-    serve(handler, request, response, controller)
+    serve(handler, request, response, controller, toWebStream)
       .catch(() => {
         if (!response.headersSent) {
           response.writeHead(500, { 'content-type': 'application/json' });
@@ -82,6 +86,7 @@ async function serve(
   request: IncomingMessage,
   response: ServerResponse,
   controller: AbortController,
+  toWebStream: (request: IncomingMessage) => ReadableStream<Uint8Array>,
 ): Promise<void> {
   // The response closing before the answer ended is a client gone away (or `close()`): abort the run.
   response.once('close', () => {
@@ -98,7 +103,7 @@ async function serve(
     method,
     headers,
     signal: controller.signal,
-    ...(hasBody ? { body: Readable.toWeb(request) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
+    ...(hasBody ? { body: toWebStream(request), duplex: 'half' } : {}),
   } as RequestInit);
   const webResponse = await handler(webRequest);
   response.writeHead(webResponse.status, Object.fromEntries(webResponse.headers));
