@@ -277,8 +277,26 @@ describe('createAgUiHandler (web-standard Request / Response)', () => {
     expect(model.requests).toHaveLength(1);
   });
 
+  it('keeps an idle stream alive with SSE comments while a tool works', async () => {
+    const slow = defineTool({
+      name: 'slow',
+      description: 'Takes a while.',
+      input: z.object({}),
+      execute: () => new Promise((resolve) => setTimeout(() => resolve('done'), 50)),
+    });
+    const { handler } = handlerFor(
+      [{ toolCalls: [{ id: 'c', toolName: 'slow', arguments: {} }] }, { text: 'Done.' }],
+      { tools: [slow], heartbeatMs: 5 },
+    );
+    const response = await handler(post(runInput()));
+    const text = await response.clone().text();
+    expect(text).toContain(': keep-alive\n\n');
+    expect((await eventsOf(response)).at(-1)).toMatchObject({ type: 'RUN_FINISHED' });
+  });
+
   it('checks its options when it is made', () => {
     const model = createScriptedModel({ script: [] });
     expect(() => createAgUiHandler({ model, tools: [], maxBodyBytes: 0 })).toThrow(InvalidAgUiOptionError);
+    expect(() => createAgUiHandler({ model, tools: [], heartbeatMs: 2 ** 31 })).toThrow(/heartbeatMs/);
   });
 });

@@ -1,6 +1,6 @@
 import { type Event as AgUiEvent, EventType, type RunAgentInput, type TokenUsage } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
-import { AbortedError, OrgError, type RunEvent } from '@org/core';
+import { AbortedError, MAX_TIMER_DELAY_MS, OrgError, type RunEvent } from '@org/core';
 import { type AgentResult, runAgent } from '@org/planner';
 import { ToolRegistry } from '@org/tools';
 import { toApprovalInterrupts } from './approval-interrupts.js';
@@ -17,6 +17,8 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export interface AgUiHandlerOptions extends AgUiAgentOptions {
   /** Largest run input accepted, in bytes; larger is refused with 413 before it is read whole. Default 4 MiB. */
   readonly maxBodyBytes?: number;
+  /** How often an idle stream sends an SSE comment, so proxies keep the connection open. Default 15 000 ms. */
+  readonly heartbeatMs?: number;
 }
 
 /** A web-standard request handler: Next.js route handlers, Hono, Bun, Deno, Cloudflare Workers. */
@@ -44,9 +46,21 @@ export type AgUiHandler = (request: Request) => Promise<Response>;
  * });
  */
 export function createAgUiHandler(options: AgUiHandlerOptions): AgUiHandler {
-  const { maxBodyBytes = DEFAULT_MAX_BODY_BYTES, ...agent } = options;
-  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
-    throw new InvalidAgUiOptionError({ option: 'maxBodyBytes', reason: 'must be a positive integer' });
+  const { maxBodyBytes = DEFAULT_MAX_BODY_BYTES, heartbeatMs = 15_000, ...agent } = options;
+  for (const [option, value] of [
+    ['maxBodyBytes', maxBodyBytes],
+    ['heartbeatMs', heartbeatMs],
+  ] as const) {
+    if (
+      !Number.isSafeInteger(value) ||
+      value < 1 ||
+      (option === 'heartbeatMs' && value > MAX_TIMER_DELAY_MS)
+    ) {
+      throw new InvalidAgUiOptionError({
+        option,
+        reason: `must be a positive integer${option === 'heartbeatMs' ? ` up to ${MAX_TIMER_DELAY_MS}` : ''}`,
+      });
+    }
   }
   if (typeof agent.model !== 'object' || agent.model === null) {
     throw new InvalidAgUiOptionError({ option: 'model', reason: 'a LanguageModel is required' });
@@ -64,7 +78,7 @@ export function createAgUiHandler(options: AgUiHandlerOptions): AgUiHandler {
       if (AgUiRequestError.isInstance(error)) return errorResponse(error);
       throw error;
     }
-    return streamRun(request, input, prepared, server);
+    return streamRun(request, input, prepared, server, heartbeatMs);
   };
 }
 
@@ -86,6 +100,7 @@ function streamRun(
   input: RunAgentInput,
   prepared: PreparedRun,
   agent: AgUiAgentOptions,
+  heartbeatMs: number,
 ): Response {
   const abort = new AbortController();
   const abortRun = (): void => {
@@ -97,22 +112,36 @@ function streamRun(
   const bytes = new TextEncoder();
   let closed = false;
 
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  const stop = (): void => {
+    closed = true;
+    clearInterval(heartbeat);
+    request.signal.removeEventListener('abort', abortRun);
+  };
+
   const body = new ReadableStream<Uint8Array>({
     start: (controller) => {
-      const send = (event: AgUiEvent): void => {
+      const write = (text: string): void => {
         if (closed) return;
-        controller.enqueue(bytes.encode(encoder.encodeSSE(event)));
+        try {
+          controller.enqueue(bytes.encode(text));
+        } catch {
+          // The stream was torn down under us (the client went away): the run is being aborted.
+          stop();
+          abortRun();
+        }
       };
-      const finish = (): void => {
-        request.signal.removeEventListener('abort', abortRun);
+      const send = (event: AgUiEvent): void => write(encoder.encodeSSE(event));
+      // An SSE comment now and then, so proxies do not close a connection that waits on a slow tool.
+      heartbeat = setInterval(() => write(': keep-alive\n\n'), heartbeatMs);
+      void runToEvents(input, prepared, agent, abort.signal, send).finally(() => {
         if (closed) return;
-        closed = true;
+        stop();
         controller.close();
-      };
-      void runToEvents(input, prepared, agent, abort.signal, send).finally(finish);
+      });
     },
     cancel: () => {
-      closed = true;
+      stop();
       abortRun();
     },
   });
@@ -138,8 +167,9 @@ async function runToEvents(
   const mapper = new AgUiEventMapper({ runId, frontEndToolNames: prepared.frontEndToolNames });
   send({ type: EventType.RUN_STARTED, threadId, runId });
   const onEvent = (event: RunEvent): void => {
-    agent.onEvent?.(event);
+    // Ours first: a throwing listener of the application (isolated by the loop) never costs the client an event.
     for (const mapped of mapper.map(event)) send(mapped);
+    agent.onEvent?.(event);
   };
   let result: AgentResult;
   try {

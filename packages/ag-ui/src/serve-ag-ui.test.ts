@@ -365,10 +365,12 @@ describe('serveAgUi with the official @ag-ui/client HttpAgent', () => {
         { toolCalls: [{ id: 'call_next', toolName: 'next_step', arguments: {} }] },
         { text: 'done' },
       ],
-      { tools: [slow, next], onEvent: (event) => void loopEvents.push(event) },
+      // Keep-alive comments while the tool waits: the client reads past them.
+      { tools: [slow, next], onEvent: (event) => void loopEvents.push(event), heartbeatMs: 5 },
     );
     const running = runClient(agent);
     await started;
+    await new Promise((resolve) => setTimeout(resolve, 30));
     agent.abortRun();
     await aborted;
     await running;

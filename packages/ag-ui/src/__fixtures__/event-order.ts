@@ -109,15 +109,18 @@ export function eventOrderProblems(events: readonly BaseEvent[]): string[] {
 
 /** Parses an SSE body of `data:` lines (the AG-UI encoder's format) into events. */
 export function parseSseEvents(text: string): BaseEvent[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      const data = block
-        .split('\n')
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => line.slice(5).trimStart())
-        .join('\n');
-      return JSON.parse(data) as BaseEvent;
-    });
+  return (
+    text
+      .split('\n\n')
+      // Comment-only blocks (`: keep-alive`) carry no event.
+      .filter((block) => block.split('\n').some((line) => line.startsWith('data:')))
+      .map((block) => {
+        const data = block
+          .split('\n')
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(5).trimStart())
+          .join('\n');
+        return JSON.parse(data) as BaseEvent;
+      })
+  );
 }
