@@ -294,6 +294,38 @@ describe('createAgUiHandler (web-standard Request / Response)', () => {
     expect((await eventsOf(response)).at(-1)).toMatchObject({ type: 'RUN_FINISHED' });
   });
 
+  it("gives each run its request's options: a user id for a hidden parameter, from a header", async () => {
+    const seen: unknown[] = [];
+    const whoAmI = defineTool({
+      name: 'who_am_i',
+      description: 'Names the signed-in user.',
+      input: { type: 'object', properties: {} },
+      inject: ['userId'],
+      execute: (_args, context) => {
+        seen.push(context.injected.userId);
+        return { userId: context.injected.userId };
+      },
+    });
+    const { handler, model } = handlerFor(
+      [{ toolCalls: [{ id: 'c', toolName: 'who_am_i', arguments: {} }] }, { text: 'You are u_42.' }],
+      {
+        tools: [whoAmI],
+        runOptions: ({ request, input }) => ({
+          injected: { userId: request.headers.get('x-user-id') },
+          systemPrompt: `Thread ${input.threadId}.`,
+        }),
+      },
+    );
+    await eventsOf(
+      await handler(
+        post(runInput(), { headers: { 'content-type': 'application/json', 'x-user-id': 'u_42' } }),
+      ),
+    );
+    expect(seen).toEqual(['u_42']);
+    expect(model.requests[0]?.tools?.[0]?.inputSchema).not.toHaveProperty('properties.userId');
+    expect(model.requests[0]?.messages[0]).toMatchObject({ role: 'system', content: 'Thread thread-1.' });
+  });
+
   it('checks its options when it is made', () => {
     const model = createScriptedModel({ script: [] });
     expect(() => createAgUiHandler({ model, tools: [], maxBodyBytes: 0 })).toThrow(InvalidAgUiOptionError);

@@ -13,8 +13,25 @@ import { snapshotInputOf, toSnapshotMessages } from './snapshot-messages.js';
 /** Default largest run input: a long conversation with a few images fits; a runaway client does not. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
+/** What `runOptions` sees of a request: the request itself (headers, cookies, URL) and its validated run input. */
+export interface AgUiRunContext {
+  readonly request: Request;
+  readonly input: RunAgentInput;
+}
+
 /** Options of `createAgUiHandler`: the agent (`runAgent` options) and the endpoint's limits. */
 export interface AgUiHandlerOptions extends AgUiAgentOptions {
+  /**
+   * Options of one run, from its request: the user's values for tools' hidden parameters (`injected`), their own
+   * `hooks`, tools or system prompt. Merged over the handler's options. Called after the input is validated and
+   * before the run starts; authenticate before the handler (a throw here is a server error, not an answer).
+   *
+   * @example
+   * runOptions: async ({ request }) => ({ injected: { userId: await userIdFrom(request) } })
+   */
+  readonly runOptions?: (
+    context: AgUiRunContext,
+  ) => Partial<AgUiAgentOptions> | Promise<Partial<AgUiAgentOptions>>;
   /** Largest run input accepted, in bytes; larger is refused with 413 before it is read whole. Default 4 MiB. */
   readonly maxBodyBytes?: number;
   /** How often an idle stream sends an SSE comment, so proxies keep the connection open. Default 15 000 ms. */
@@ -46,7 +63,7 @@ export type AgUiHandler = (request: Request) => Promise<Response>;
  * });
  */
 export function createAgUiHandler(options: AgUiHandlerOptions): AgUiHandler {
-  const { maxBodyBytes = DEFAULT_MAX_BODY_BYTES, heartbeatMs = 15_000, ...agent } = options;
+  const { maxBodyBytes = DEFAULT_MAX_BODY_BYTES, heartbeatMs = 15_000, runOptions, ...agent } = options;
   for (const [option, value] of [
     ['maxBodyBytes', maxBodyBytes],
     ['heartbeatMs', heartbeatMs],
@@ -66,13 +83,26 @@ export function createAgUiHandler(options: AgUiHandlerOptions): AgUiHandler {
     throw new InvalidAgUiOptionError({ option: 'model', reason: 'a LanguageModel is required' });
   }
   // One registry for every request: tools given as a one-shot iterable are read once, and a bad tool fails here.
-  const tools = agent.tools instanceof ToolRegistry ? agent.tools : new ToolRegistry(agent.tools);
-  const server: AgUiAgentOptions = { ...agent, tools };
+  const base: AgUiAgentOptions = { ...agent, tools: toRegistry(agent.tools) };
   return async (request: Request): Promise<Response> => {
     let input: RunAgentInput;
-    let prepared: PreparedRun;
     try {
       input = await readRunInput(request, maxBodyBytes);
+    } catch (error) {
+      if (AgUiRequestError.isInstance(error)) return errorResponse(error);
+      throw error;
+    }
+    const overrides = runOptions === undefined ? undefined : await runOptions({ request, input });
+    const server: AgUiAgentOptions =
+      overrides === undefined
+        ? base
+        : {
+            ...base,
+            ...overrides,
+            tools: overrides.tools === undefined ? base.tools : toRegistry(overrides.tools),
+          };
+    let prepared: PreparedRun;
+    try {
       prepared = prepareRun(input, server);
     } catch (error) {
       if (AgUiRequestError.isInstance(error)) return errorResponse(error);
@@ -80,6 +110,10 @@ export function createAgUiHandler(options: AgUiHandlerOptions): AgUiHandler {
     }
     return streamRun(request, input, prepared, server, heartbeatMs);
   };
+}
+
+function toRegistry(tools: AgUiAgentOptions['tools']): ToolRegistry {
+  return tools instanceof ToolRegistry ? tools : new ToolRegistry(tools);
 }
 
 function errorResponse(error: AgUiRequestError): Response {

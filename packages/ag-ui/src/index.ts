@@ -1,6 +1,7 @@
 export {
   type AgUiHandler,
   type AgUiHandlerOptions,
+  type AgUiRunContext,
   createAgUiHandler,
   DEFAULT_MAX_BODY_BYTES,
 } from './ag-ui-handler.js';
