@@ -76,6 +76,14 @@ const EXPECTED_EXPORTS = {
   '@org/mcp': ['connectMcp', 'serveMcp', 'serveMcpHttp', 'createMcpServer', 'mcpToolInfo'],
   '@org/otel': ['otelListener', 'formatSpanTree'],
   '@org/restate': ['createRestateAgent', 'createRestateToolService', 'restateToolSource'],
+  '@org/ag-ui': [
+    'createAgUiHandler',
+    'serveAgUi',
+    'approvalResume',
+    'AgUiEventMapper',
+    'AgUiRequestError',
+    'InvalidAgUiOptionError',
+  ],
 };
 
 /**
@@ -143,6 +151,17 @@ const SMOKE_CALLS = {
     const agent = mod.createRestateAgent({ name: 'smoke', agent: () => ({ model: {} }) });
     assert.equal(agent.name, 'smoke');
     assert.deepEqual(mod.restateToolSource('weather-tools'), { service: 'weather-tools', prefix: '' });
+  `,
+  // The web-standard handler answers a request that is not a run (no model call, no network), with the protocol's
+  // schemas and encoder loaded from the installed @ag-ui packages.
+  '@org/ag-ui': `
+    assert.throws(() => mod.createAgUiHandler({ model: {}, tools: [], maxBodyBytes: 0 }),
+      (error) => mod.InvalidAgUiOptionError.isInstance(error));
+    const handler = mod.createAgUiHandler({ model: { provider: 'smoke', modelId: 'smoke' }, tools: [] });
+    assert.equal((await handler(new Request('http://localhost/', { method: 'GET' }))).status, 405);
+    const refused = await handler(new Request('http://localhost/', {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"threadId":"t"}' }));
+    assert.equal(refused.status, 400);
   `,
 };
 
