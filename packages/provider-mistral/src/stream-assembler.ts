@@ -40,6 +40,15 @@ interface PendingCall {
 /** Anything but JSON whitespace: text that would change a call already complete. */
 const SIGNIFICANT = /[^ \t\n\r]/;
 
+/** Whether a delta carries any of the answer: text, thinking or a call (an empty string is none). */
+function hasAnswer(delta: Readonly<Record<string, unknown>>): boolean {
+  const content = field(delta, 'content');
+  const calls = field(delta, 'toolCalls');
+  const someContent =
+    typeof content === 'string' ? content !== '' : Array.isArray(content) && content.length > 0;
+  return someContent || (Array.isArray(calls) && calls.length > 0);
+}
+
 /** The SDK writes a missing tool-call id as the string "null". */
 const usableId = (id: string | undefined): string | undefined =>
   id === undefined || id === '' || id === 'null' ? undefined : id;
@@ -55,7 +64,10 @@ const usableId = (id: string | undefined): string | undefined =>
  *   Argument fragments split over deltas are matched by id, else by index, and read once each; more argument text
  *   after a call went out is a malformed stream (`ProviderError` `invalid_stream_event`), never a changed call. A call
  *   the request's tool-call policy rejects produces no part at all and is reported at the end.
- * - `finish()`, once the SDK's stream ended, gives the closing parts. The stream must have said its finish reason: a
+ * - Anything of the answer after the chunk that carried the finish reason is a malformed stream (`ProviderError`
+ *   `invalid_stream_event`).
+ * - `finish()`, once the SDK's stream ended, gives the closing parts; a call whose arguments never became a whole
+ *   object goes out there as received (as `generate()` returns it), for the planner's parser to judge. The stream must have said its finish reason: a
  *   body that ended before it, with a call still open, is an `IncompleteToolCallError`; without one, a
  *   `StreamInterruptedError` carrying the text so far. A `length` stop that cut the last call off is an
  *   `IncompleteToolCallError` too.
@@ -100,6 +112,13 @@ export class StreamAssembler {
       const index = field(choice, 'index');
       if (index !== undefined && index !== 0) continue;
       const delta = asRecord(field(choice, 'delta') ?? {}, 'a chunk delta');
+      if (this.#rawFinishReason !== undefined && hasAnswer(delta)) {
+        throw new ProviderError({
+          provider: PROVIDER,
+          providerCode: 'invalid_stream_event',
+          message: `${PROVIDER} stream went on after its finish reason '${this.#rawFinishReason}'; the stream cannot be trusted.`,
+        });
+      }
       this.#pushContent(field(delta, 'content'), parts);
       const toolCalls = arrayField(delta, 'toolCalls', 'a chunk delta');
       if (toolCalls.length > 0) this.#closeReasoning(parts);

@@ -158,6 +158,16 @@ describe('stream assembly', () => {
     expect((error as ProviderError).providerCode).toBe('invalid_stream_event');
   });
 
+  it('anything of the answer after the finish reason is a malformed stream', async () => {
+    server.enqueue({
+      type: 'raw-stream',
+      events: [chunk({ content: 'Done.' }, { finish: 'stop' }), chunk(callDelta(PARIS, 0)), 'data: [DONE]'],
+    });
+    const collected = await parts();
+    expect(collected.some((part) => part.type === 'tool-call')).toBe(false);
+    expect((errorOf(collected) as ProviderError).providerCode).toBe('invalid_stream_event');
+  });
+
   it('an event that is not a chunk ends the stream with a typed error', async () => {
     server.enqueue({
       type: 'raw-stream',
