@@ -59,8 +59,8 @@ const usableId = (id: string | undefined): string | undefined =>
  * - `thinking` chunks stream as `reasoning-delta` parts; a block ends (one `reasoning` part) when the answer's text or
  *   a call begins, when another block follows a signed one, or at the end.
  * - Text chunks (a string or `text` chunks) are `text-delta` parts.
- * - Each tool call goes out as one `tool-call` part the moment its arguments are a whole JSON object (Mistral sends a
- *   call whole in one delta, so that is the delta it arrives in): eager tools start while the model is still writing.
+ * - Each tool call goes out as one `tool-call` part the moment its arguments are a whole JSON object (Mistral sends
+ *   every call of an answer whole, together in one delta: each goes out there, in order): eager tools start while the model is still writing.
  *   Argument fragments split over deltas are matched by id, else by index, and read once each; more argument text
  *   after a call went out is a malformed stream (`ProviderError` `invalid_stream_event`), never a changed call. A call
  *   the request's tool-call policy rejects produces no part at all and is reported at the end.

@@ -281,14 +281,19 @@ function render(reply: FakeReply, body: WireBody, response: ServerResponse, sock
     response.write('', () => socket.destroy());
     return;
   }
-  (scripted.toolCalls ?? []).forEach((call, index) => {
-    if (reply.type !== 'split') {
-      // Mistral sends each call whole, in one delta.
-      send({
-        tool_calls: [{ id: call.id, function: { name: call.toolName, arguments: call.arguments }, index }],
-      });
-      return;
-    }
+  const calls = scripted.toolCalls ?? [];
+  if (reply.type !== 'split' && calls.length > 0) {
+    // Mistral sends every call of the answer whole, all in one delta, each with its index.
+    send({
+      tool_calls: calls.map((call, index) => ({
+        id: call.id,
+        function: { name: call.toolName, arguments: call.arguments },
+        index,
+      })),
+    });
+  }
+  calls.forEach((call, index) => {
+    if (reply.type !== 'split') return;
     const [first = '', ...rest] = pieces(call.arguments, 5);
     send({ tool_calls: [{ id: call.id, function: { name: call.toolName, arguments: first }, index }] });
     for (const piece of rest)

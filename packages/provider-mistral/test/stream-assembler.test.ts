@@ -58,7 +58,7 @@ const errorOf = (collected: readonly StreamPart[]): unknown => {
 };
 
 describe('stream assembly', () => {
-  it('emits each parallel call as soon as its delta arrives, before the next call starts, with usage from the stream', async () => {
+  it('parallel calls sent whole in one delta (as Mistral does): each emitted in order, before the next starts, with usage from the stream', async () => {
     server.enqueue({
       type: 'response',
       toolCalls: [PARIS, LYON],
