@@ -132,7 +132,7 @@ export function mapMistralError(error: unknown, context: ErrorContext): OrgError
       ...(malformed ? { retryable: false } : {}),
     });
   }
-  if (name === 'ResponseValidationError') {
+  if (name === 'ResponseValidationError' || name === 'SyntaxError') {
     return new ProviderError({
       provider: PROVIDER,
       providerCode: 'invalid_response',

@@ -1,4 +1,4 @@
-import { Mistral } from '@mistralai/mistralai';
+import { HTTPClient, Mistral } from '@mistralai/mistralai';
 import {
   createRedactingLogger,
   InvalidProviderOptionsError,
@@ -12,6 +12,7 @@ import {
   resolveProviderRetryOptions,
   timerDelayProblem,
 } from '@org/core';
+import { boundedFetch, DEFAULT_MAX_RESPONSE_BYTES } from './bounded-fetch.js';
 import {
   MISTRAL_DEFAULT_CAPABILITIES,
   MISTRAL_FAMILY_CAPABILITIES,
@@ -30,8 +31,9 @@ import { PROVIDER } from './provider-name.js';
  */
 export interface MistralProviderOptions {
   /**
-   * A ready `Mistral` client, used as is (its key, server, timeout, HTTP client and hooks). Cannot be combined with
-   * `apiKey`, `serverURL`, `timeoutMs` or `logger`, which configure a client the provider creates.
+   * A ready `Mistral` client, used as is (its key, server, timeout, HTTP client and hooks; bound its answers with its
+   * own HTTP client). Cannot be combined with `apiKey`, `serverURL`, `timeoutMs`, `logger` or `maxResponseBytes`,
+   * which configure a client the provider creates.
    */
   readonly client?: Mistral | undefined;
   /** Default: `process.env.MISTRAL_API_KEY`, read when the first request is made. Never appears in errors or logs. */
@@ -46,6 +48,11 @@ export interface MistralProviderOptions {
   readonly retry?: RetryOptions | undefined;
   /** Receives the SDK's debug lines (requests and responses), redacted of every registered secret. Default: none. */
   readonly logger?: ProviderLogger | undefined;
+  /**
+   * The most of one answer read, in bytes (a JSON body or a whole stream); past it the answer is cut off with a
+   * `ProviderError` `response_too_large`. Default 64 MiB.
+   */
+  readonly maxResponseBytes?: number | undefined;
 }
 
 /**
@@ -76,7 +83,7 @@ export interface MistralProvider {
   languageModel(modelId: string, settings?: MistralModelSettings): MistralLanguageModel;
 }
 
-const CLIENT_CONFLICTS = ['apiKey', 'serverURL', 'timeoutMs', 'logger'] as const;
+const CLIENT_CONFLICTS = ['apiKey', 'serverURL', 'timeoutMs', 'logger', 'maxResponseBytes'] as const;
 
 /**
  * Creates a Mistral provider over `@mistralai/mistralai`. The SDK client is created on the first request (so the
@@ -110,6 +117,9 @@ export function createMistral(options: MistralProviderOptions = {}): MistralProv
     registerSecret(apiKey);
     const logger = options.logger === undefined ? undefined : createRedactingLogger(options.logger);
     client = new Mistral({
+      httpClient: new HTTPClient({
+        fetcher: boundedFetch(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES),
+      }),
       ...(apiKey === undefined ? {} : { apiKey }),
       ...(options.serverURL === undefined ? {} : { serverURL: options.serverURL }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
@@ -198,6 +208,14 @@ function validateOptions(options: MistralProviderOptions): void {
       provider: PROVIDER,
       option: 'serverURL',
       message: `serverURL must be an absolute URL such as 'https://api.mistral.ai'; got ${JSON.stringify(options.serverURL)}.`,
+    });
+  }
+  const maxBytes = options.maxResponseBytes;
+  if (maxBytes !== undefined && (!Number.isSafeInteger(maxBytes) || maxBytes < 1)) {
+    throw new InvalidProviderOptionsError({
+      provider: PROVIDER,
+      option: 'maxResponseBytes',
+      message: `maxResponseBytes must be a positive whole number of bytes; got ${JSON.stringify(maxBytes) ?? String(maxBytes)}.`,
     });
   }
   if (options.timeoutMs !== undefined) {

@@ -161,6 +161,26 @@ describe('errors', () => {
     expect((error as ProviderError).providerCode).toBe('invalid_response');
   });
 
+  it('an answer that is not JSON → ProviderError invalid_response', async () => {
+    server.enqueue({ type: 'raw', status: 200, body: '{"id": "cmpl-1", "choices": [' });
+    const error = await failure(
+      testProvider(server)('mistral-large-latest').generate({ messages: MESSAGES }),
+    );
+    expect((error as ProviderError).providerCode).toBe('invalid_response');
+  });
+
+  it('an answer past maxResponseBytes is cut off with ProviderError response_too_large, in generate and stream', async () => {
+    const model = testProvider(server, { maxResponseBytes: 2048 })('mistral-large-latest');
+    server.enqueue({ type: 'response', text: 'x'.repeat(10_000) });
+    const generated = await failure(model.generate({ messages: MESSAGES }));
+    server.enqueue({ type: 'response', text: 'x'.repeat(10_000) });
+    const streamed = await streamError(model.stream({ messages: MESSAGES }));
+    for (const error of [generated, streamed]) {
+      expect(ProviderError.isInstance(error)).toBe(true);
+      expect((error as ProviderError).providerCode).toBe('response_too_large');
+    }
+  });
+
   it('a history id the real API would refuse never reaches it: the fake server refuses it the same way', async () => {
     // What the API says when an id is sent unmapped (the adapter maps ids, so only a raw body shows it).
     server.enqueue({ type: 'response', text: 'ok' });
