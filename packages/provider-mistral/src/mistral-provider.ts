@@ -13,11 +13,7 @@ import {
   timerDelayProblem,
 } from '@org/core';
 import { boundedFetch, DEFAULT_MAX_RESPONSE_BYTES } from './bounded-fetch.js';
-import {
-  MISTRAL_DEFAULT_CAPABILITIES,
-  MISTRAL_FAMILY_CAPABILITIES,
-  type MistralModelFamily,
-} from './capabilities.js';
+import { MISTRAL_FAMILY_CAPABILITIES, type MistralModelFamily } from './capabilities.js';
 import { MISTRAL_CONTENT_LIMITS } from './content-limits.js';
 import { MistralLanguageModel } from './mistral-language-model.js';
 import { PROVIDER } from './provider-name.js';
@@ -162,7 +158,7 @@ export function createMistral(options: MistralProviderOptions = {}): MistralProv
     }
     return new MistralLanguageModel(modelId, {
       getClient,
-      capabilities: mergeCapabilities(declared ?? MISTRAL_DEFAULT_CAPABILITIES, settings.capabilities),
+      capabilities: mergeCapabilities(declared, settings.capabilities),
       retry: resolveProviderRetryOptions({ ...retryInput, modelRetry: settings.retry }),
       contentLimits: MISTRAL_CONTENT_LIMITS,
     });
