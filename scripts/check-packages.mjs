@@ -71,6 +71,7 @@ const EXPECTED_EXPORTS = {
   '@org/provider-openai': ['createOpenAI', 'openai'],
   '@org/provider-anthropic': ['createAnthropic', 'anthropic'],
   '@org/provider-bedrock': ['createBedrock', 'bedrock'],
+  '@org/provider-mistral': ['createMistral', 'mistral'],
   '@org/provider-scripted': ['createScriptedModel'],
   '@org/provider-conformance': ['runConformanceSuite', 'projectModelRequest'],
   '@org/mcp': ['connectMcp', 'serveMcp', 'serveMcpHttp', 'createMcpServer', 'mcpToolInfo'],
@@ -120,6 +121,10 @@ const SMOKE_CALLS = {
     const core = await import('@org/core');
     const modelId = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
     assert.equal(core.assertLanguageModel(mod.bedrock(modelId)).modelId, modelId);
+  `,
+  '@org/provider-mistral': `
+    const core = await import('@org/core');
+    assert.equal(core.assertLanguageModel(mod.mistral('mistral-large-latest')).modelId, 'mistral-large-latest');
   `,
   // Also proves the tokenizer (js-tiktoken and its ranks) ships and loads from a plain install.
   '@org/provider-scripted': `

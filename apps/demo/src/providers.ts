@@ -1,11 +1,12 @@
 import { AuthenticationError, type LanguageModel, type StreamPart } from '@org/core';
 import { createAnthropic } from '@org/provider-anthropic';
 import { createBedrock } from '@org/provider-bedrock';
+import { createMistral } from '@org/provider-mistral';
 import { createOpenAI } from '@org/provider-openai';
 import { MissingCredentialsError } from './errors.js';
 
 /** The real providers the demo can run on. */
-export type RealProvider = 'openai' | 'anthropic' | 'bedrock';
+export type RealProvider = 'openai' | 'anthropic' | 'bedrock' | 'mistral';
 
 /**
  * The providers `--provider` accepts.
@@ -13,7 +14,7 @@ export type RealProvider = 'openai' | 'anthropic' | 'bedrock';
  * @example
  * REAL_PROVIDERS.includes(name as RealProvider);
  */
-export const REAL_PROVIDERS: readonly RealProvider[] = ['openai', 'anthropic', 'bedrock'];
+export const REAL_PROVIDERS: readonly RealProvider[] = ['openai', 'anthropic', 'bedrock', 'mistral'];
 
 /** The OpenAI APIs the demo can speak: Responses (the default) or Chat Completions (local compatible servers). */
 export type OpenAIApi = 'responses' | 'chat';
@@ -89,6 +90,8 @@ export function missingCredentials(provider: RealProvider, environment: Environm
       return isSet(environment, 'ANTHROPIC_API_KEY') ? [] : ['ANTHROPIC_API_KEY'];
     case 'bedrock':
       return bedrockRegion(environment) === undefined ? ['AWS_REGION or AWS_DEFAULT_REGION'] : [];
+    case 'mistral':
+      return isSet(environment, 'MISTRAL_API_KEY') ? [] : ['MISTRAL_API_KEY'];
   }
 }
 
@@ -196,6 +199,14 @@ export function createProviderModel(
       return withBedrockCredentialsHint(
         createBedrock({ region, ...(profile === undefined ? {} : { profile }) })(modelId, settings),
       );
+    }
+    case 'mistral': {
+      // MISTRAL_SERVER_URL points the demo at another server (a proxy, a self-hosted deployment, a test's fake).
+      const serverURL = variable(environment, 'MISTRAL_SERVER_URL');
+      return createMistral({
+        apiKey: environment.MISTRAL_API_KEY?.trim() ?? '',
+        ...(serverURL === undefined ? {} : { serverURL }),
+      })(modelId, settings);
     }
   }
 }

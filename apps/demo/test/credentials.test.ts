@@ -24,6 +24,7 @@ describe('a real provider without its credentials', () => {
       ['openai', {}, 'missing: OPENAI_API_KEY.'],
       ['openai', { OPENAI_API_KEY: '   ' }, 'missing: OPENAI_API_KEY.'],
       ['anthropic', { OPENAI_API_KEY: 'sk-other' }, 'missing: ANTHROPIC_API_KEY.'],
+      ['mistral', { OPENAI_API_KEY: 'sk-other' }, 'missing: MISTRAL_API_KEY.'],
       ['bedrock', {}, 'missing: AWS_REGION or AWS_DEFAULT_REGION.'],
       [
         'bedrock',
@@ -57,8 +58,8 @@ describe('a real provider without its credentials', () => {
       "org-demo: --provider openai needs --model <id> (the provider's model id).\n",
     );
     expect((await demo(['--model', 'gpt-4.1'], {})).stderr).toContain('--model applies to a real provider');
-    expect((await demo(['--provider', 'mistral', '--model', 'x'], {})).stderr).toContain(
-      "--provider: unknown value 'mistral'; expected openai, anthropic, bedrock.",
+    expect((await demo(['--provider', 'cohere', '--model', 'x'], {})).stderr).toContain(
+      "--provider: unknown value 'cohere'; expected openai, anthropic, bedrock, mistral.",
     );
   });
 

@@ -9,7 +9,7 @@ import {
 import { CONFORMANCE_TOOLS, HISTORY_WITHOUT_TOOL_CALLS } from './conformance-fixtures.js';
 import { pngOfBytes, TINY_PDF_BASE64, TINY_PNG_BASE64 } from './content-fixtures.js';
 import { type CallMode, callModel, errorOfCall } from './drive-model.js';
-import { hasAdjustment } from './expectations.js';
+import { hasAdjustment, wireToolCallId } from './expectations.js';
 import type { ConformanceHarness, WireContentPart, WireMessage } from './harness.js';
 import { withFixture } from './with-fixture.js';
 
@@ -132,7 +132,9 @@ export function contentPartCases(harness: ConformanceHarness): ConformanceCase[]
           const requests = fixture.requests();
           expect(requests, 'one request on the wire').toHaveLength(1);
           const result = requests[0]?.messages.find(
-            (message) => message.role === 'tool' && message.toolCallId === RADAR_CALL.id,
+            (message) =>
+              message.role === 'tool' &&
+              message.toolCallId === wireToolCallId(response.adjustments, RADAR_CALL.id),
           );
           if (result !== undefined && result.content === undefined) {
             throw missingProjection(

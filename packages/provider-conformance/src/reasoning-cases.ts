@@ -8,7 +8,7 @@ import {
 } from './conformance-case.js';
 import { CONFORMANCE_TOOLS, HISTORY_WITHOUT_TOOL_CALLS } from './conformance-fixtures.js';
 import { type CallMode, callModel, readStream } from './drive-model.js';
-import { expectToolCalls, hasAdjustment } from './expectations.js';
+import { expectToolCalls, hasAdjustment, wireToolCallId } from './expectations.js';
 import type {
   ConformanceFixture,
   ConformanceHarness,
@@ -195,7 +195,10 @@ async function expectLeftOutAndReported(
     );
     expect(response.text).toBe('Paris: 18 °C.');
     const wire = onlyRequest(fixture, harness);
-    expect(assistantCarrying(wire, REASONED_CALL.id).reasoning ?? [], 'no reasoning on the wire').toEqual([]);
+    expect(
+      assistantCarrying(wire, wireToolCallId(response.adjustments, REASONED_CALL.id)).reasoning ?? [],
+      'no reasoning on the wire',
+    ).toEqual([]);
     for (const part of reasoning) {
       for (const value of [part.text, part.signature, part.redactedData, part.encryptedContent]) {
         if (value === undefined || value === '') continue;
@@ -280,7 +283,8 @@ export function reasoningCases(harness: ConformanceHarness): ConformanceCase[] {
             const response = await callModel(fixture.model, { messages, tools: CONFORMANCE_TOOLS }, callMode);
             expect(response.text).toBe('Paris: 18 °C.');
             const wire = onlyRequest(fixture, harness);
-            const onWire = assistantCarrying(wire, REASONED_CALL.id).reasoning ?? [];
+            const onWire =
+              assistantCarrying(wire, wireToolCallId(response.adjustments, REASONED_CALL.id)).reasoning ?? [];
             expect(onWire.length, 'reasoning blocks sent back with the tool call, in order').toBe(
               sent.length,
             );

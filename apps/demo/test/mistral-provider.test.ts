@@ -1,0 +1,200 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type DemoOutcome, runDemo, WEATHER } from '../src/index.js';
+
+// A fake of Mistral's chat completions on 127.0.0.1 that answers the weather task as a model with parallel calls
+// would, streaming SSE chunks with each call whole in one delta, as Mistral does. Like the real API it refuses a
+// tool-call id that is not nine letters or digits, and a tool message without the function name, so the demo's
+// --provider mistral path is checked end to end through the adapter and the real @mistralai/mistralai SDK.
+
+interface WireMessage {
+  role: string;
+  content?: string | null;
+  tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+  name?: string;
+}
+
+interface RequestBody {
+  model: string;
+  messages: WireMessage[];
+  tools?: { function: { name: string } }[];
+  stream?: boolean;
+}
+
+const requests: { model: string; tools: string[]; results: number; stream: boolean }[] = [];
+let server: Server;
+let serverURL = '';
+
+const ID = /^[a-zA-Z0-9]{9}$/;
+const call = (id: string, name: string, args: unknown) => ({
+  id,
+  type: 'function',
+  function: { name, arguments: JSON.stringify(args) },
+});
+
+/** The weather task: every city at once, then the comparison, then the answer. */
+function answer(messages: WireMessage[]): { text: string; calls: ReturnType<typeof call>[] } {
+  const results = messages.filter((message) => message.role === 'tool');
+  const cities = Object.keys(WEATHER);
+  if (results.length === 0) {
+    return {
+      text: '',
+      calls: cities.map((city, index) =>
+        call(`city${String(index).padStart(5, '0')}`, 'get_weather', { city }),
+      ),
+    };
+  }
+  if (results.length === cities.length) {
+    const readings = results.map((result) => JSON.parse(String(result.content)) as unknown);
+    return { text: '', calls: [call('compare00', 'compare_temperatures', { readings })] };
+  }
+  const ranking = JSON.parse(String(results.at(-1)?.content)) as { warmest: string; coldest: string };
+  return { text: `${ranking.warmest} is warmest, ${ranking.coldest} coldest.`, calls: [] };
+}
+
+function refusal(body: RequestBody): string | undefined {
+  for (const message of body.messages) {
+    for (const id of [...(message.tool_calls ?? []).map((item) => item.id), message.tool_call_id]) {
+      if (id !== undefined && !ID.test(id))
+        return `Tool call id was ${id} but must be a-z, A-Z, 0-9, with a length of 9.`;
+    }
+    if (message.role === 'tool' && (message.name ?? '') === '')
+      return 'Tool messages need the function name.';
+  }
+  return undefined;
+}
+
+function respond(body: RequestBody, response: ServerResponse): void {
+  const refused = refusal(body);
+  if (refused !== undefined) {
+    response.writeHead(400, { 'content-type': 'application/json' });
+    response.end(
+      JSON.stringify({
+        object: 'error',
+        message: refused,
+        type: 'invalid_request_error',
+        param: null,
+        code: null,
+      }),
+    );
+    return;
+  }
+  const results = body.messages.filter((message) => message.role === 'tool').length;
+  requests.push({
+    model: body.model,
+    tools: (body.tools ?? []).map((tool) => tool.function.name),
+    results,
+    stream: body.stream === true,
+  });
+  const { text, calls } = answer(body.messages);
+  const usage = {
+    prompt_tokens: 100 + 40 * results,
+    completion_tokens: 20,
+    total_tokens: 120 + 40 * results,
+  };
+  const finish = calls.length > 0 ? 'tool_calls' : 'stop';
+  const base = { id: `cmpl-${requests.length}`, created: 1, model: body.model };
+  if (body.stream !== true) {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(
+      JSON.stringify({
+        ...base,
+        object: 'chat.completion',
+        usage,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: text, tool_calls: calls },
+            finish_reason: finish,
+          },
+        ],
+      }),
+    );
+    return;
+  }
+  response.writeHead(200, { 'content-type': 'text/event-stream' });
+  const send = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}): void => {
+    const chunk = {
+      ...base,
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta, finish_reason: null }],
+      ...extra,
+    };
+    response.write(`data: ${JSON.stringify(chunk)}\n\n`);
+  };
+  send({ role: 'assistant', content: '' });
+  for (let index = 0; index < text.length; index += 8) send({ content: text.slice(index, index + 8) });
+  calls.forEach((item, index) => {
+    send({ tool_calls: [{ ...item, index }] });
+  });
+  response.write(
+    `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', usage, choices: [{ index: 0, delta: { content: '' }, finish_reason: finish }] })}\n\n`,
+  );
+  response.end('data: [DONE]\n\n');
+}
+
+beforeAll(async () => {
+  server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    let text = '';
+    request.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+    });
+    request.on('end', () => {
+      if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
+        response.writeHead(404, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ object: 'error', message: `no route ${request.url}` }));
+        return;
+      }
+      respond(JSON.parse(text) as RequestBody, response);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  serverURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+beforeEach(() => {
+  requests.length = 0;
+});
+
+async function demo(argv: readonly string[]): Promise<DemoOutcome & { stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const outcome = await runDemo(['--provider', 'mistral', '--model', 'mistral-test', ...argv], {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    environment: { MISTRAL_API_KEY: 'mistral-test-key-0123456789', MISTRAL_SERVER_URL: serverURL },
+    cwd: process.cwd(),
+  });
+  return { ...outcome, stdout, stderr };
+}
+
+describe('--provider mistral, against a local fake of the chat completions API', () => {
+  it('runs the weather task through the real adapter and SDK, streaming, with parallel calls', async () => {
+    const { stdout, stderr, ...outcome } = await demo(['--task', 'weather', '--mode', 'native']);
+    expect(stderr).toBe('');
+    expect(outcome.exitCode).toBe(0);
+    expect(stdout).toContain('Run on mistral');
+    expect(requests.map((request) => [request.results, request.stream])).toEqual([
+      [0, true],
+      [Object.keys(WEATHER).length, true],
+      [Object.keys(WEATHER).length + 1, true],
+    ]);
+    expect(requests[0]).toMatchObject({
+      model: 'mistral-test',
+      tools: ['get_weather', 'compare_temperatures'],
+    });
+    const run = outcome.runs[0];
+    expect(run?.result.text).toBe('Madrid is warmest, Oslo coldest.');
+    expect(run?.result.roundTrips).toBe(3);
+    expect(stdout).not.toContain('mistral-test-key-0123456789');
+  });
+});
