@@ -7,7 +7,7 @@ export interface CodeLimits {
   readonly wallTimeMs: number;
   /** Time the program itself computes (between tool calls), checked by QuickJS's interrupt handler. */
   readonly cpuTimeMs: number;
-  /** The sandbox's whole WebAssembly memory (a fresh memory per run, so the bound is real). At least 8 MiB. */
+  /** The sandbox's whole WebAssembly memory (a fresh memory per run, so the bound is real). At least 16 MiB. */
   readonly memoryBytes: number;
   /** QuickJS's stack. Kept small: a deeper stack can overflow the host's own before QuickJS notices. */
   readonly stackBytes: number;
@@ -33,7 +33,8 @@ export const DEFAULT_CODE_LIMITS: CodeLimits = Object.freeze({
   maxConsoleBytes: 64 * 1024,
 });
 
-const MINIMUM_MEMORY_BYTES = 8 * 1024 * 1024;
+// QuickJS's module starts with 16 MiB of memory; a memory may not be smaller than its start.
+const MINIMUM_MEMORY_BYTES = 16 * 1024 * 1024;
 // QuickJS's own frames need room; above this the WebAssembly stack of Node can overflow first (measured).
 const MAXIMUM_STACK_BYTES = 256 * 1024;
 

@@ -200,6 +200,12 @@ throw new RangeError('total too small: ' + (first.total + second.total));`,
     expect(text.summary).toContain('do not repeat them');
   });
 
+  it('tells a thrown null from running out of memory', async () => {
+    const result = await runCode('await add({ a: 1, b: 2 });\nthrow null;', { tools: shopTools });
+    expect(result.error).toMatchObject({ code: 'code_threw', errorName: 'a value that is not an Error' });
+    expect(result.error?.message).toContain('null');
+  });
+
   it('ends a program waiting on a promise nothing can settle at once', async () => {
     const started = performance.now();
     const result = await runCode('await get_order({ id: "o1" });\nawait new Promise(() => {});', {

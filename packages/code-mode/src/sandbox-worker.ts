@@ -51,7 +51,7 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
 
   let prepared: { pages: number; module: Promise<QuickJSWASMModule> } | undefined;
   const prepare = (pages: number): Promise<QuickJSWASMModule> => {
-    const memory = new wasm.Memory({ initial: Math.min(INITIAL_PAGES, pages), maximum: pages });
+    const memory = new wasm.Memory({ initial: INITIAL_PAGES, maximum: pages });
     const options = { wasmMemory: memory } as Parameters<Core['newVariant']>[1];
     return core.newQuickJSWASMModuleFromVariant(core.newVariant(baseVariant, options));
   };
@@ -137,7 +137,7 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
       return JSON.parse(await call(toolName, text));
     };
   }
-  globalThis.__serialize = (value) => JSON.stringify(value, (key, item) => {
+  return (value) => JSON.stringify(value, (key, item) => {
     const kind = typeof item;
     if (kind === 'function' || kind === 'symbol' || kind === 'bigint')
       throw new TypeError('a ' + kind + ' at ' + (key === '' ? 'the top level' : JSON.stringify(key)));
@@ -163,6 +163,10 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
     /** Set by a host function that found a limit passed; the interrupt handler then stops the program at once. */
     private stop: SandboxOutcome | undefined;
     private promise: QuickJSHandle | undefined;
+    private serializer: QuickJSHandle | undefined;
+    private sampledAt = 0;
+    private heapLimit = 0;
+    private heapPeak = 0;
     private ended = false;
 
     constructor(
@@ -175,8 +179,18 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
       runtime.setMaxStackSize(this.limits.stackBytes);
       // QuickJS's own allocator limit, under the memory's maximum: most bombs then end as a catchable
       // "out of memory" inside QuickJS instead of a failed grow of the WebAssembly memory.
-      runtime.setMemoryLimit(Math.max(4 * 1024 * 1024, this.limits.memoryBytes - 6 * 1024 * 1024));
-      runtime.setInterruptHandler(() => this.stop !== undefined || performance.now() > this.sliceDeadline);
+      this.heapLimit = Math.floor(this.limits.memoryBytes / 2);
+      runtime.setMemoryLimit(this.heapLimit);
+      runtime.setInterruptHandler(() => {
+        // Every few milliseconds: the high-water mark of QuickJS's heap, to tell its out-of-memory `null` from a
+        // program's own `throw null` (QuickJS cannot allocate an error at its limit, so it throws `null`).
+        const now = performance.now();
+        if (now - this.sampledAt > 2) {
+          this.sampledAt = now;
+          this.sampleMemory();
+        }
+        return this.stop !== undefined || now > this.sliceDeadline;
+      });
       this.context = runtime.newContext();
     }
 
@@ -213,7 +227,8 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
           this.end({ kind: 'crashed', reason: `the sandbox's prelude failed: ${reason}` });
           return;
         }
-        prelude.value.dispose();
+        // The prelude's value is the serializer of the program's result, kept out of the program's reach.
+        this.serializer = prelude.value;
         const evaluated = this.slice(() =>
           context.evalCode(`${OPENING}${this.message.program}\n})()`, 'program.js'),
         );
@@ -221,7 +236,7 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
           const described = this.describe(evaluated.error);
           evaluated.error.dispose();
           if (this.stop !== undefined) this.end(this.stop);
-          else if (described.errorName === 'SyntaxError')
+          else if (described.errorName === 'SyntaxError' && described.reason !== 'stack overflow')
             this.end({ kind: 'syntax', ...described.where, reason: described.reason });
           else this.end(this.classify(described));
           return;
@@ -306,9 +321,9 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
       const context = this.context;
       try {
         if (context.typeof(value) === 'undefined') return { kind: 'returned', json: undefined };
-        const serializer = context.getProp(context.global, '__serialize');
+        const serializer = this.serializer;
+        if (serializer === undefined) return { kind: 'crashed', reason: 'the sandbox has no serializer' };
         const result = this.slice(() => context.callFunction(serializer, context.undefined, value));
-        serializer.dispose();
         if (result.error !== undefined) {
           const described = this.describe(result.error);
           result.error.dispose();
@@ -385,10 +400,14 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
       } catch {
         dumped = undefined;
       }
+      if (dumped === null && this.memoryNearlyFull()) {
+        // QuickJS throws `null` when it cannot even allocate its "out of memory" error.
+        return { errorName: 'InternalError', reason: 'out of memory', where: {} };
+      }
       if (typeof dumped !== 'object' || dumped === null) {
         return {
-          errorName: 'Value',
-          reason: `a thrown ${typeof dumped}: ${String(dumped).slice(0, 1000)}`,
+          errorName: 'a value that is not an Error',
+          reason: String(dumped).slice(0, 1000),
           where: {},
         };
       }
@@ -409,6 +428,25 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
       return { errorName, reason: reason.slice(0, 2000), where };
     }
 
+    /** Records the heap's size when it is the largest seen. */
+    private sampleMemory(): void {
+      try {
+        const handle = this.context.runtime.computeMemoryUsage();
+        const usage = this.context.dump(handle) as { memory_used_size?: number };
+        handle.dispose();
+        this.heapPeak = Math.max(this.heapPeak, usage.memory_used_size ?? 0);
+      } catch {
+        // No room even to measure: the heap is full.
+        this.heapPeak = this.heapLimit;
+      }
+    }
+
+    /** True when the heap came near its limit: a thrown `null` is then QuickJS's out-of-memory. */
+    private memoryNearlyFull(): boolean {
+      this.sampleMemory();
+      return this.heapPeak >= 0.5 * this.heapLimit;
+    }
+
     /** A thrown value as an outcome: a limit when it is QuickJS's own stop, the program's error otherwise. */
     private classify(described: {
       errorName: string;
@@ -416,8 +454,10 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
       where: { line?: number; column?: number };
     }): SandboxOutcome {
       if (this.stop !== undefined) return this.stop;
+      // QuickJS reports its stack limit as an InternalError, or as a SyntaxError from its parsers (JSON.parse,
+      // a program nested too deep).
+      if (described.reason === 'stack overflow') return { kind: 'limit', limit: 'stackBytes' };
       if (described.errorName === 'InternalError') {
-        if (described.reason.startsWith('stack overflow')) return { kind: 'limit', limit: 'stackBytes' };
         if (described.reason.startsWith('out of memory')) return { kind: 'limit', limit: 'memoryBytes' };
         if (described.reason.startsWith('interrupted')) return { kind: 'limit', limit: 'cpuTimeMs' };
       }
