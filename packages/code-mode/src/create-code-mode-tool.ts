@@ -1,8 +1,15 @@
-import type { JsonSchema, RunEvent, RunEventListener } from '@org/core';
-import { defineTool, type Tool, type ToolExecutionContext, type ToolRegistry } from '@org/tools';
+import { errorMessageOf, type JsonSchema, type RunEvent, type RunEventListener } from '@org/core';
+import {
+  defineTool,
+  executeAction,
+  type Tool,
+  type ToolExecutionContext,
+  type ToolRegistry,
+} from '@org/tools';
 import { type CodeLimits, resolveCodeLimits } from './code-limits.js';
 import type { CodeResult } from './code-result.js';
 import { declareTools } from './declare-tools.js';
+import { type EarlyCallStarter, EarlyCalls } from './early-calls.js';
 import { formatCodeResult } from './format-code-result.js';
 import {
   type CodeCallExecutor,
@@ -11,6 +18,7 @@ import {
   runCode,
   toolsOption,
 } from './run-code.js';
+import { StreamedProgram } from './streamed-program.js';
 
 /** The name of the code tool as the model sees it. */
 export const CODE_MODE_TOOL_NAME = 'run_code';
@@ -72,7 +80,6 @@ export function createCodeModeTool(options: CodeModeToolOptions): Tool {
   const tools = toolsOption(givenTools);
   // Checked now, so a bad limit fails where the tool is made, not at the model's first program.
   const limits: CodeLimits = resolveCodeLimits(rest.limits);
-  maxConcurrencyOption(rest.maxConcurrency);
 
   const listenerFor = (context: ToolExecutionContext): RunEventListener => {
     const userListener = rest.onEvent;
@@ -96,34 +103,106 @@ export function createCodeModeTool(options: CodeModeToolOptions): Tool {
       });
   };
 
+  // Only eager tools that never need approval may start while the program is still being written.
+  const eagerFunctions = new Map(
+    declareTools(tools)
+      .functions.filter(({ toolName }) => {
+        const tool = tools.get(toolName);
+        return tool?.eager === true && tool.needsApproval === false;
+      })
+      .map(({ identifier, toolName }) => [identifier, toolName] as const),
+  );
+  const maxConcurrency = maxConcurrencyOption(rest.maxConcurrency);
+
+  const run = async (
+    args: Record<string, unknown>,
+    context: ToolExecutionContext,
+    earlyCalls: EarlyCalls | undefined,
+  ): Promise<string> => {
+    const callTimeoutMs = context.timeoutMs;
+    const wallTimeMs =
+      callTimeoutMs === undefined || !Number.isFinite(callTimeoutMs)
+        ? limits.wallTimeMs
+        : Math.min(limits.wallTimeMs, programDeadline(callTimeoutMs));
+    const executeCall = executorFor(context);
+    const result = await runCode(String(args.code), {
+      ...rest,
+      tools,
+      limits: { ...limits, wallTimeMs },
+      signal: context.signal,
+      onEvent: listenerFor(context),
+      actionIdPrefix: `${context.toolCallId}/`,
+      ...(executeCall === undefined ? {} : { executeCall }),
+      ...(earlyCalls === undefined ? {} : { earlyCalls }),
+    });
+    onCodeResult?.(result, context.toolCallId);
+    // Fitted to the call's output budget, so that no later cut can hide a failure. A failed program is still a
+    // result (its status says so, with the calls that took effect), as a failed plan is.
+    return formatCodeResult(
+      result,
+      context.outputBudgetBytes === undefined ? {} : { budgetBytes: context.outputBudgetBytes },
+    );
+  };
+
   return defineTool({
     name: name ?? CODE_MODE_TOOL_NAME,
     description: description ?? `${CODE_MODE_RULES}\n${declareTools(tools).declarations}`,
     input: inputSchema(),
     nestedTools: tools,
-    execute: async (args: Record<string, unknown>, context) => {
-      const callTimeoutMs = context.timeoutMs;
-      const wallTimeMs =
-        callTimeoutMs === undefined || !Number.isFinite(callTimeoutMs)
-          ? limits.wallTimeMs
-          : Math.min(limits.wallTimeMs, programDeadline(callTimeoutMs));
-      const executeCall = executorFor(context);
-      const result = await runCode(String(args.code), {
-        ...rest,
-        tools,
-        limits: { ...limits, wallTimeMs },
-        signal: context.signal,
-        onEvent: listenerFor(context),
-        actionIdPrefix: `${context.toolCallId}/`,
-        ...(executeCall === undefined ? {} : { executeCall }),
-      });
-      onCodeResult?.(result, context.toolCallId);
-      // Fitted to the call's output budget, so that no later cut can hide a failure. A failed program is still a
-      // result (its status says so, with the calls that took effect), as a failed plan is.
-      return formatCodeResult(
-        result,
-        context.outputBudgetBytes === undefined ? {} : { budgetBytes: context.outputBudgetBytes },
+    // A whole program may start before the model's answer is complete only when none of its calls could be
+    // regretted: every tool it may call is eager and needs no approval (as the plan tool decides).
+    eager: tools.list().every((tool) => tool.eager && tool.needsApproval === false),
+    execute: (args: Record<string, unknown>, context) => run(args, context, undefined),
+    // While the model writes the program: each call of an eager tool with a complete literal argument starts at
+    // once; the program, read strictly from the complete arguments, takes the result when it makes an equal call.
+    executeStreaming: async (input, context) => {
+      const earlyCalls = new EarlyCalls(
+        earlyStarter(context, listenerFor(context), rest.executeCall, tools),
+        `${context.toolCallId}/early-`,
+        maxConcurrency,
+        limits.maxToolCalls,
       );
+      const reader = new StreamedProgram(eagerFunctions, (toolName, args) =>
+        earlyCalls.offer(toolName, args),
+      );
+      try {
+        for await (const fragment of input) reader.write(fragment);
+      } catch {
+        // The call will not run as written: `input.arguments` rejects with the reason.
+      }
+      let args: Record<string, unknown>;
+      try {
+        args = await input.arguments;
+      } catch (error) {
+        await earlyCalls.drain();
+        throw error;
+      }
+      return run(args, context, earlyCalls);
     },
   });
+}
+
+/** How an early call runs: as the program's own calls do (nested under the code call), with its own signal. */
+function earlyStarter(
+  context: ToolExecutionContext,
+  onEvent: RunEventListener,
+  executeCall: CodeCallExecutor | undefined,
+  tools: ToolRegistry,
+): EarlyCallStarter {
+  return async (action, signal) => {
+    try {
+      if (executeCall !== undefined) return await executeCall(action, { signal, onEvent });
+      if (typeof context.executeNested === 'function')
+        return await context.executeNested(action, { signal, validate: true, approved: true, onEvent });
+      return await executeAction(tools, action, { signal, validate: true, onEvent });
+    } catch (error) {
+      return {
+        actionId: action.id,
+        toolName: action.toolName,
+        status: 'error',
+        error: { code: 'tool_execution_failed', message: errorMessageOf(error) },
+        durationMs: 0,
+      };
+    }
+  };
 }

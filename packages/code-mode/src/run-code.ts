@@ -355,13 +355,14 @@ class CodeRun {
     const fullAction: Action = { ...action, args: args.value };
     const launch = (): void => {
       this.active += 1;
-      const pending = this.runCall(fullAction).then((observation) => {
+      const pending = this.runCall(fullAction).then(({ observation, early }) => {
         this.active -= 1;
         this.records.push({
           index: message.callId,
           toolName: message.toolName,
           args: args.value,
           observation,
+          ...(early ? { early } : {}),
         });
         this.running.delete(pending);
         reply(observation);
@@ -394,8 +395,15 @@ class CodeRun {
     return { ok: true, value: value as Record<string, unknown> };
   }
 
-  /** One call: an early start taken over, the approval rule, then the executor. */
-  private async runCall(action: Action): Promise<ToolObservation> {
+  /** One call: an early start of the same call taken over, or the call run now. */
+  private async runCall(action: Action): Promise<{ observation: ToolObservation; early: boolean }> {
+    const early = this.options.earlyCalls?.take(action.toolName, action.args);
+    if (early !== undefined) return { observation: await early, early: true };
+    return { observation: await this.runOwnCall(action), early: false };
+  }
+
+  /** A call the program makes itself: the approval rule, then the executor. */
+  private async runOwnCall(action: Action): Promise<ToolObservation> {
     const signal = this.controller.signal;
     if (signal.aborted) {
       return this.refuse(
@@ -406,8 +414,6 @@ class CodeRun {
       );
     }
     try {
-      const early = this.options.earlyCalls?.take(action.toolName, action.args);
-      if (early !== undefined) return await early;
       const tool = this.registry.resolve(action.toolName);
       if (tool !== undefined && tool.needsApproval !== false && !(await this.approved(tool, action))) {
         return this.refuse(
