@@ -30,9 +30,12 @@ describe('declareTools', () => {
     expect(functions[0]).toEqual({ identifier: 'shop_find_item', toolName: 'shop.find-item' });
     expect(declarations.split('\n').slice(0, 2)).toEqual([
       '// Finds items. By name.',
-      'declare function shop_find_item(args: { query: string; limit?: number; kind: "a" | "b" }): Promise<{ items: Array<{ name: string; price: number }> }>;',
+      "declare function shop_find_item(args: { query: string; limit?: number; kind: 'a' | 'b' }): Promise<{ items: Array<{ name: string; price: number }> }>;",
     ]);
     expect(declarations).toContain('declare function add(args: { a: number; b: number }): Promise<unknown>;');
+    expect(declarations).toContain(
+      'declare function list_orders(args?: {}): Promise<Array<{ id: string }>>;',
+    );
   });
 });
 

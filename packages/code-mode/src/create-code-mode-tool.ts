@@ -28,9 +28,9 @@ export const CODE_MODE_TOOL_NAME = 'run_code';
  * the tool. No double quotes (each costs an escape inside a provider's JSON).
  */
 export const CODE_MODE_RULES =
-  'Runs a TypeScript program (body of an async function: top-level await, return) that calls the functions ' +
-  'below. Use Promise.all for independent calls. Return a JSON value with what the answer needs. No network, ' +
-  'files or timers; console.log output comes back too.';
+  'Runs a TypeScript program (an async function body: await, return) calling the functions below. ' +
+  'Use Promise.all for independent calls; return a JSON value with what the answer needs. ' +
+  'No network, files or timers; console.log output is returned.';
 
 /** Options of {@link createCodeModeTool}. */
 export interface CodeModeToolOptions

@@ -49,9 +49,10 @@ export function declareTools(registry: ToolRegistry): ToolDeclarations {
     functions.push({ identifier, toolName: tool.name });
     const comment = oneLine(tool.description);
     if (comment !== '') lines.push(`// ${comment}`);
-    lines.push(
-      `declare function ${identifier}(args: ${typeOf(tool.inputSchema, 0)}): Promise<${outputType(tool)}>;`,
-    );
+    const input = typeOf(tool.inputSchema, 0);
+    // A tool without parameters is called as `name()`.
+    const parameter = input === '{}' ? 'args?: {}' : `args: ${input}`;
+    lines.push(`declare function ${identifier}(${parameter}): Promise<${outputType(tool)}>;`);
   }
   return { functions, declarations: lines.join('\n') };
 }
@@ -90,9 +91,8 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 function typeOf(schema: unknown, depth: number): string {
   if (!isRecord(schema) || depth > MAX_TYPE_DEPTH) return 'unknown';
   const record = schema as JsonSchema & Record<string, unknown>;
-  if (Array.isArray(record.enum))
-    return record.enum.map((value) => JSON.stringify(value)).join(' | ') || 'never';
-  if (Object.hasOwn(record, 'const')) return JSON.stringify(record.const) ?? 'unknown';
+  if (Array.isArray(record.enum)) return record.enum.map(literalType).join(' | ') || 'never';
+  if (Object.hasOwn(record, 'const')) return literalType(record.const);
   for (const key of ['anyOf', 'oneOf'] as const) {
     const options = record[key];
     if (Array.isArray(options)) return union(options.map((option) => typeOf(option, depth + 1)));
@@ -120,6 +120,15 @@ function typeOf(schema: unknown, depth: number): string {
   }
 }
 
+/**
+ * A literal as a TypeScript type, strings single-quoted when they can be: the declarations travel inside a provider's
+ * JSON, where each double quote costs an escape.
+ */
+function literalType(value: unknown): string {
+  if (typeof value === 'string' && /^[^'\\\n]*$/.test(value)) return `'${value}'`;
+  return JSON.stringify(value) ?? 'unknown';
+}
+
 function objectType(record: Record<string, unknown>, depth: number): string {
   const properties = isRecord(record.properties) ? record.properties : {};
   const required = new Set(Array.isArray(record.required) ? record.required.map(String) : []);
@@ -129,7 +138,7 @@ function objectType(record: Record<string, unknown>, depth: number): string {
   });
   const extra = record.additionalProperties;
   if (isRecord(extra)) fields.push(`[key: string]: ${typeOf(extra, depth + 1)}`);
-  if (fields.length === 0) return extra === false ? '{}' : 'Record<string, unknown>';
+  if (fields.length === 0) return extra === false || depth === 0 ? '{}' : 'Record<string, unknown>';
   return `{ ${fields.join('; ')} }`;
 }
 

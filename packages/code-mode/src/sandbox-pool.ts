@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { CallMessage, DoneMessage, HostMessage, RunMessage, WorkerMessage } from './sandbox-protocol.js';
 import { sandboxWorkerMain } from './sandbox-worker.js';
@@ -30,9 +31,11 @@ let source: string | undefined;
 function workerSource(): string {
   if (source !== undefined) return source;
   const require = createRequire(import.meta.url);
+  const variant = require.resolve('@jitl/quickjs-wasmfile-release-sync');
   const paths = {
     core: require.resolve('quickjs-emscripten-core'),
-    variant: require.resolve('@jitl/quickjs-wasmfile-release-sync'),
+    variant,
+    wasm: join(dirname(variant), 'emscripten-module.wasm'),
   };
   // `__name` is a helper some transpilers insert when they keep function names; the worker defines it as a no-op.
   source =

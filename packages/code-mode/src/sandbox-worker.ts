@@ -17,6 +17,8 @@ import type {
 export interface SandboxWorkerPaths {
   readonly core: string;
   readonly variant: string;
+  /** The variant's WebAssembly file, compiled once per worker and instantiated once per program. */
+  readonly wasm: string;
 }
 
 /**
@@ -39,9 +41,15 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
   // The WebAssembly global of Node (this package's TypeScript libraries do not declare it).
   const wasm = (
     globalThis as unknown as {
-      WebAssembly: { Memory: new (descriptor: { initial: number; maximum: number }) => object };
+      WebAssembly: {
+        Memory: new (descriptor: { initial: number; maximum: number }) => object;
+        Module: new (bytes: Uint8Array) => object;
+      };
     }
   ).WebAssembly;
+  const { readFileSync } = load('node:fs') as typeof import('node:fs');
+  // Compiling QuickJS takes most of a module's start: done once, each program instantiates the compiled module.
+  const compiled = new wasm.Module(readFileSync(paths.wasm));
   const { parentPort } = load('node:worker_threads') as typeof import('node:worker_threads');
   if (parentPort === null) return;
   const port = parentPort;
@@ -52,7 +60,7 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
   let prepared: { pages: number; module: Promise<QuickJSWASMModule> } | undefined;
   const prepare = (pages: number): Promise<QuickJSWASMModule> => {
     const memory = new wasm.Memory({ initial: INITIAL_PAGES, maximum: pages });
-    const options = { wasmMemory: memory } as Parameters<Core['newVariant']>[1];
+    const options = { wasmMemory: memory, wasmModule: compiled } as Parameters<Core['newVariant']>[1];
     return core.newQuickJSWASMModuleFromVariant(core.newVariant(baseVariant, options));
   };
   const takeModule = (pages: number): Promise<QuickJSWASMModule> => {
