@@ -5,7 +5,11 @@ import { CodeModeOptionsError } from './errors.js';
 export interface CodeLimits {
   /** Wall-clock time of the whole run, tool calls included. Past it the sandbox's thread is terminated. */
   readonly wallTimeMs: number;
-  /** Time the program itself computes (between tool calls), checked by QuickJS's interrupt handler. */
+  /**
+   * Time the program itself computes (between tool calls), checked by QuickJS's interrupt handler. Measured on the
+   * worker's clock while the program's code runs (Node has no per-thread CPU clock), so a loaded machine counts the
+   * time the worker waits for a core too.
+   */
   readonly cpuTimeMs: number;
   /** The sandbox's whole WebAssembly memory (a fresh memory per run, so the bound is real). At least 16 MiB. */
   readonly memoryBytes: number;

@@ -80,4 +80,26 @@ describe('a program that ends while calls still run', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect((await runCode('return 7;', { tools: [slow] })).value).toBe(7);
   });
+
+  it('never runs the calls still waiting for a slot', async () => {
+    let started = 0;
+    const slow = defineTool({
+      name: 'slow',
+      description: 'Answers late.',
+      input: z.object({ n: z.number() }),
+      execute: (_args, context) =>
+        new Promise((resolve) => {
+          started += 1;
+          context.signal.addEventListener('abort', () => resolve('stopped'));
+        }),
+    });
+    const result = await runCode("for (let n = 0; n < 5; n++) slow({ n });\nreturn 'done';", {
+      tools: [slow],
+      maxConcurrency: 1,
+    });
+    expect(result.value).toBe('done');
+    expect(started).toBeLessThanOrEqual(1);
+    expect(result.calls).toHaveLength(5);
+    expect(result.calls.every((call) => call.observation.status === 'aborted')).toBe(true);
+  });
 });

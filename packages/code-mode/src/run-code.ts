@@ -34,7 +34,13 @@ import {
   CodeSyntaxError,
 } from './errors.js';
 import { startSandbox } from './sandbox-pool.js';
-import type { CallMessage, ConsoleEntry, DoneMessage, SandboxOutcome } from './sandbox-protocol.js';
+import type {
+  CallMessage,
+  ConsoleEntry,
+  DoneMessage,
+  HostMessage,
+  SandboxOutcome,
+} from './sandbox-protocol.js';
 import { stripTypes } from './strip-types.js';
 
 /**
@@ -231,8 +237,9 @@ class CodeRun {
         if (terminate) await session.terminate();
         else session.release();
         // Calls still running when the program ended are stopped; their observations (aborted) are still reported.
-        for (const start of this.queue.splice(0)) start();
+        // Calls still waiting for a slot are refused without running: the signal is aborted before they are let go.
         this.controller.abort(new CodeAbortedError({ reason: 'the program ended before the call finished' }));
+        for (const start of this.queue.splice(0)) start();
         await Promise.all(this.running);
         const unusedEarlyCalls = (await this.options.earlyCalls?.drain()) ?? [];
         const calls = [...this.records].sort((left, right) => left.index - right.index);
@@ -315,10 +322,7 @@ class CodeRun {
   }
 
   /** A call from the program: read its arguments, wait for a free slot, run it, hand its outcome back. */
-  private onCall(
-    message: CallMessage,
-    post: (message: import('./sandbox-protocol.js').HostMessage) => void,
-  ): void {
+  private onCall(message: CallMessage, post: (message: HostMessage) => void): void {
     if (this.ended) return;
     const reply = (observation: ToolObservation): void => {
       if (this.ended) return;

@@ -228,7 +228,8 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
         const specHandle = context.newString(spec);
         context.setProp(context.global, '__spec', specHandle);
         specHandle.dispose();
-        const prelude = this.slice(() => context.evalCode(PRELUDE, 'prelude.js'));
+        // The prelude is the sandbox's own code: it runs outside the program's CPU budget.
+        const prelude = context.evalCode(PRELUDE, 'prelude.js');
         if ('error' in prelude && prelude.error !== undefined) {
           const reason = this.describe(prelude.error).reason;
           prelude.error.dispose();
@@ -282,6 +283,8 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
           handle.dispose();
         } else {
           const failure = error ?? { code: 'error', status: 'error', message: 'The call failed.' };
+          // An error's text enters the sandbox too, and counts against the same limit.
+          this.inputBytes += Buffer.byteLength(failure.message, 'utf8');
           const handle = context.newError({ name: 'ToolCallError', message: failure.message });
           const code = context.newString(failure.code);
           const status = context.newString(failure.status);
