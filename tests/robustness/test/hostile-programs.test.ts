@@ -6,16 +6,19 @@
  */
 
 import {
+  CODE_MODE_TOOL_NAME,
   CodeLimitError,
   type CodeLimits,
   CodeNeverSettlesError,
+  type CodeResult,
   CodeReturnValueError,
   CodeRuntimeError,
   closeCodeSandboxes,
+  createCodeModeTool,
   type RunCodeOptions,
   runCode,
 } from '@org/code-mode';
-import { defineTool, type Tool } from '@org/tools';
+import { defineTool, executeStreamingAction, type Tool, ToolRegistry } from '@org/tools';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -321,5 +324,100 @@ describe('issue 24: random programs in the sandbox match a reference evaluation 
       );
     },
     propertyTimeout(30),
+  );
+});
+
+describe('issue 24: a code call read while it streams', () => {
+  /** Streams `text` into a code call in the given cut points; returns the observation and what started early. */
+  async function streamCall(
+    text: string,
+    cuts: readonly number[],
+    complete: Record<string, unknown> | undefined,
+  ) {
+    const early: string[] = [];
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Looks a key up.',
+      input: z.object({ key: z.string() }),
+      eager: true,
+      execute: ({ key }) => {
+        early.push(key);
+        return key.length;
+      },
+    });
+    const results: CodeResult[] = [];
+    const registry = new ToolRegistry([
+      createCodeModeTool({ tools: [lookup], onCodeResult: (result) => results.push(result) }),
+    ]);
+    const execution = executeStreamingAction(registry, { id: 'call_s', toolName: CODE_MODE_TOOL_NAME });
+    let from = 0;
+    for (const cut of [...cuts, text.length]) {
+      execution.push(text.slice(from, cut));
+      from = cut;
+    }
+    if (complete === undefined) execution.abort('the answer was discarded');
+    else execution.complete({ id: 'call_s', toolName: CODE_MODE_TOOL_NAME, args: complete });
+    const observation = await execution.observation;
+    return { observation, results, early };
+  }
+
+  const cutsOf = (length: number) =>
+    fc
+      .uniqueArray(fc.integer({ min: 0, max: Math.max(0, length) }), { maxLength: 12 })
+      .map((cuts) => cuts.sort((a, b) => a - b));
+
+  it(
+    'property: however the program is cut, the same result; each distinct literal call starts early once and is used, or reported unused',
+    async () => {
+      const key = fc.constantFrom('a', 'b', "o'1", 'x"y', 'é', '\\n', 'line\nbreak');
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(key, { minLength: 1, maxLength: 4 }),
+          fc.boolean(),
+          fc.nat(1000),
+          async (keys, comment, seed) => {
+            const lines = keys.map(
+              (k, index) => `const v${index} = await lookup({ key: ${JSON.stringify(k)} });`,
+            );
+            if (comment) lines.push(`// lookup({ key: 'unused' })`);
+            lines.push(`return [${keys.map((_, index) => `v${index}`).join(', ')}];`);
+            const code = lines.join('\n');
+            const text = JSON.stringify({ code });
+            const cuts = fc.sample(cutsOf(text.length), { numRuns: 1, seed })[0] ?? [];
+            const { observation, results } = await streamCall(text, cuts, { code });
+            expect(observation.status).toBe('success');
+            const [result] = results;
+            expect(result?.value).toEqual(keys.map((k) => k.length));
+            const used = result?.calls.filter((call) => call.early === true).length ?? 0;
+            const unused = result?.unusedEarlyCalls.length ?? 0;
+            // Each distinct literal call started early once and the program took it; the one in a comment is reported.
+            expect(used).toBe(new Set(keys).size);
+            expect(unused).toBe(comment ? 1 : 0);
+            expect(result?.unusedEarlyCalls.every((call) => call.action.args.key === 'unused')).toBe(true);
+          },
+        ),
+        { numRuns: Math.min(NUM_RUNS, 100) },
+      );
+    },
+    propertyTimeout(40),
+  );
+
+  it(
+    'property: any text streamed as a code call ends with one observation; nothing throws, nothing leaks',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.string({ maxLength: 300 }), fc.boolean(), async (junk, completeIt) => {
+          const text = `{"code":"lookup({ key: 'k' }); ${junk}`;
+          const { observation } = await streamCall(
+            text,
+            [5, 17, 30],
+            completeIt ? { code: junk } : undefined,
+          );
+          expect(['success', 'aborted', 'error']).toContain(observation.status);
+        }),
+        { numRuns: Math.min(NUM_RUNS, 100) },
+      );
+    },
+    propertyTimeout(40),
   );
 });
