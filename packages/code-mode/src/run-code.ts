@@ -101,14 +101,18 @@ export interface RunCodeOptions {
 
 const DEFAULT_MAX_CONCURRENCY = 8;
 
-const declarationsCache = new WeakMap<ToolRegistry, readonly ProgramFunction[]>();
+const declarationsCache = new WeakMap<
+  ToolRegistry,
+  { readonly names: string; readonly functions: readonly ProgramFunction[] }
+>();
 
-/** The functions of a registry, computed once per registry (re-read when its size changes). */
+/** The functions of a registry, computed again only when its tools change. */
 function functionsOf(registry: ToolRegistry): readonly ProgramFunction[] {
+  const names = registry.names().join('\u0000');
   const cached = declarationsCache.get(registry);
-  if (cached !== undefined && cached.length === registry.size) return cached;
+  if (cached !== undefined && cached.names === names) return cached.functions;
   const { functions } = declareTools(registry);
-  declarationsCache.set(registry, functions);
+  declarationsCache.set(registry, { names, functions });
   return functions;
 }
 
