@@ -1,6 +1,6 @@
 import type { RunEvent } from '@org/core';
 import { createToolPlanTool } from '@org/plan-executor';
-import { runAgent } from '@org/planner';
+import { createReActPlanner, runAgent } from '@org/planner';
 import { createScriptedModel } from '@org/provider-scripted';
 import { defineTool, executeAction, ToolRegistry } from '@org/tools';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -125,5 +125,29 @@ describe('createCodeModeTool', () => {
     );
     expect(nested.filter((event) => event.type === 'tool-call-started')).toHaveLength(4);
     expect(nested.filter((event) => event.type === 'tool-call-finished')).toHaveLength(4);
+  });
+
+  it('works with the ReAct planner too: the program is the action input', async () => {
+    const tools = new ToolRegistry(shopTools);
+    const code = "const order = await get_order({ id: 'o3' });\nreturn order.total * 2;";
+    const model = createScriptedModel({
+      script: [
+        {
+          text: `Thought: one program.\nAction: ${CODE_MODE_TOOL_NAME}\nAction Input: ${JSON.stringify({ code })}`,
+        },
+        { text: 'Final Answer: 34' },
+      ],
+    });
+    const result = await runAgent({
+      model,
+      tools: [...tools.list(), createCodeModeTool({ tools })],
+      planner: createReActPlanner(),
+      task: 'Twice the total of order o3?',
+    });
+    expect(result.text).toBe('34');
+    expect(JSON.parse(String(result.observations[0]?.output))).toMatchObject({
+      status: 'success',
+      value: 34,
+    });
   });
 });
