@@ -299,11 +299,14 @@ throw new RangeError('total too small: ' + (first.total + second.total));`,
   });
 
   it('stops a program past its wall time, even while a call is running', async () => {
+    // A warm worker first: on a loaded machine a cold one could spend the deadline starting.
+    await runCode('return 1;', { tools: shopTools });
     const gate = gatedTool();
-    const result = await runCode('return await slow_echo({ value: 1 });', {
+    const pending = runCode('return await slow_echo({ value: 1 });', {
       tools: [gate.tool],
-      limits: { wallTimeMs: 1_000 },
+      limits: { wallTimeMs: 1_500 },
     });
+    const result = await pending;
     expect(result.error).toMatchObject({ code: 'code_limit_exceeded', limit: 'wallTimeMs' });
     expect(result.calls[0]?.observation.status).toBe('aborted');
     // The pool replaces the terminated worker: the next program runs.
