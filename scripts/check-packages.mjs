@@ -76,6 +76,7 @@ const EXPECTED_EXPORTS = {
   '@org/provider-conformance': ['runConformanceSuite', 'projectModelRequest'],
   '@org/mcp': ['connectMcp', 'serveMcp', 'serveMcpHttp', 'createMcpServer', 'mcpToolInfo'],
   '@org/otel': ['otelListener', 'formatSpanTree'],
+  '@org/code-mode': ['runCode', 'createCodeModeTool', 'formatCodeResult', 'declareTools'],
   '@org/restate': ['createRestateAgent', 'createRestateToolService', 'restateToolSource'],
   '@org/ag-ui': [
     'createAgUiHandler',
@@ -148,6 +149,12 @@ const SMOKE_CALLS = {
     listener({ type: 'run-finished', timestamp: 1, runId: 'r1', reason: 'final-answer', steps: 0,
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } });
     listener.endOpenSpans();
+  `,
+  // Proves the QuickJS WebAssembly and the worker ship and load from a plain install: a program runs in the sandbox.
+  '@org/code-mode': `
+    const result = await mod.runCode('return [1, 2, 3].map((n) => n * 2);', { tools: [] });
+    assert.deepEqual(result.value, [2, 4, 6]);
+    await mod.closeCodeSandboxes();
   `,
   // Options are checked where the workflow is made; a valid one is a Restate workflow definition. Nothing is served.
   '@org/restate': `

@@ -1,0 +1,208 @@
+import { errorMessageOf, type JsonSchema, type RunEvent, type RunEventListener } from '@org/core';
+import {
+  defineTool,
+  executeAction,
+  type Tool,
+  type ToolExecutionContext,
+  type ToolRegistry,
+} from '@org/tools';
+import { type CodeLimits, resolveCodeLimits } from './code-limits.js';
+import type { CodeResult } from './code-result.js';
+import { declareTools } from './declare-tools.js';
+import { type EarlyCallStarter, EarlyCalls } from './early-calls.js';
+import { formatCodeResult } from './format-code-result.js';
+import {
+  type CodeCallExecutor,
+  maxConcurrencyOption,
+  type RunCodeOptions,
+  runCode,
+  toolsOption,
+} from './run-code.js';
+import { StreamedProgram } from './streamed-program.js';
+
+/** The name of the code tool as the model sees it. */
+export const CODE_MODE_TOOL_NAME = 'run_code';
+
+/**
+ * The rules the model reads before the declarations: short, since every token is paid on each request that offers
+ * the tool. No double quotes (each costs an escape inside a provider's JSON).
+ */
+export const CODE_MODE_RULES =
+  'Runs a TypeScript program (an async function body: await, return) calling the functions below. ' +
+  'Use Promise.all for independent calls; return a JSON value with what the answer needs. ' +
+  'No network, files or timers; console.log output is returned.';
+
+/** Options of {@link createCodeModeTool}. */
+export interface CodeModeToolOptions
+  extends Omit<RunCodeOptions, 'tools' | 'signal' | 'actionIdPrefix' | 'earlyCalls' | 'callOptions'> {
+  /** The tools programs may call (the code tool itself is never one of them). */
+  readonly tools: ToolRegistry | Iterable<Tool>;
+  /** Receives each program's full result, with raw outputs, before it is summarised for the model. */
+  readonly onCodeResult?: (result: CodeResult, toolCallId: string) => void;
+  /** Replaces the default description ({@link CODE_MODE_RULES} followed by the tools' declarations). */
+  readonly description?: string;
+  /** The tool's name. Default {@link CODE_MODE_TOOL_NAME}. */
+  readonly name?: string;
+}
+
+/**
+ * How much earlier than its call's deadline a program ends, so that its summary (with the calls that took effect)
+ * is returned before the call itself is stopped: 2% of the deadline, between 5 and 100 ms, as a plan does.
+ */
+function programDeadline(callTimeoutMs: number): number {
+  const margin = Math.min(100, Math.max(5, callTimeoutMs * 0.02));
+  return Math.max(1, Math.floor(callTimeoutMs > 2 * margin ? callTimeoutMs - margin : callTimeoutMs / 2));
+}
+
+function inputSchema(): JsonSchema {
+  return {
+    type: 'object',
+    properties: { code: { type: 'string' } },
+    required: ['code'],
+    additionalProperties: false,
+  };
+}
+
+/**
+ * The code tool (`run_code`): a planner offers it beside the ordinary tools (and beside `execute_tool_plan`), the
+ * model answers with one program, and the tool runs it with {@link runCode}, returning {@link formatCodeResult}.
+ * Each call of the program runs as the code call itself is run (`context.executeNested` of `@org/tools`): the hooks,
+ * injected values, per-call deadline and output budget of whoever runs the code tool (`runAgent`, `executeAction`)
+ * apply to every call, and each call's events reach the caller as the code call's progress (their parent).
+ *
+ * @example
+ * const tools = new ToolRegistry([listOrders, getOrder]);
+ * const agentTools = [...tools.list(), createCodeModeTool({ tools }), createToolPlanTool({ tools })];
+ * await runAgent({ model, tools: agentTools, task: 'Total of the unpaid orders?' });
+ */
+export function createCodeModeTool(options: CodeModeToolOptions): Tool {
+  const { onCodeResult, description, name, tools: givenTools, ...rest } = options;
+  const tools = toolsOption(givenTools);
+  // Checked now, so a bad limit fails where the tool is made, not at the model's first program.
+  const limits: CodeLimits = resolveCodeLimits(rest.limits);
+
+  const listenerFor = (context: ToolExecutionContext): RunEventListener => {
+    const userListener = rest.onEvent;
+    return (event: RunEvent): void => {
+      userListener?.(event);
+      context.reportProgress(event);
+    };
+  };
+  const executorFor = (context: ToolExecutionContext): CodeCallExecutor | undefined => {
+    if (rest.executeCall !== undefined) return rest.executeCall;
+    // A context built by hand (a test calling `execute` directly) has no nested runner: runCode's default then runs
+    // the call in process.
+    if (typeof context.executeNested !== 'function') return undefined;
+    return (action, { signal, onEvent }) =>
+      // Validation on; approval was decided by runCode (refused, or `approveCall`) on the same arguments.
+      context.executeNested(action, {
+        signal,
+        validate: true,
+        approved: true,
+        ...(onEvent === undefined ? {} : { onEvent }),
+      });
+  };
+
+  // Only eager tools that never need approval may start while the program is still being written.
+  const eagerFunctions = new Map(
+    declareTools(tools)
+      .functions.filter(({ toolName }) => {
+        const tool = tools.get(toolName);
+        return tool?.eager === true && tool.needsApproval === false;
+      })
+      .map(({ identifier, toolName }) => [identifier, toolName] as const),
+  );
+  const maxConcurrency = maxConcurrencyOption(rest.maxConcurrency);
+
+  const run = async (
+    args: Record<string, unknown>,
+    context: ToolExecutionContext,
+    earlyCalls: EarlyCalls | undefined,
+  ): Promise<string> => {
+    const callTimeoutMs = context.timeoutMs;
+    const wallTimeMs =
+      callTimeoutMs === undefined || !Number.isFinite(callTimeoutMs)
+        ? limits.wallTimeMs
+        : Math.min(limits.wallTimeMs, programDeadline(callTimeoutMs));
+    const executeCall = executorFor(context);
+    const result = await runCode(String(args.code), {
+      ...rest,
+      tools,
+      limits: { ...limits, wallTimeMs },
+      signal: context.signal,
+      onEvent: listenerFor(context),
+      actionIdPrefix: `${context.toolCallId}/`,
+      ...(executeCall === undefined ? {} : { executeCall }),
+      ...(earlyCalls === undefined ? {} : { earlyCalls }),
+    });
+    onCodeResult?.(result, context.toolCallId);
+    // Fitted to the call's output budget, so that no later cut can hide a failure. A failed program is still a
+    // result (its status says so, with the calls that took effect), as a failed plan is.
+    return formatCodeResult(
+      result,
+      context.outputBudgetBytes === undefined ? {} : { budgetBytes: context.outputBudgetBytes },
+    );
+  };
+
+  return defineTool({
+    name: name ?? CODE_MODE_TOOL_NAME,
+    description: description ?? `${CODE_MODE_RULES}\n${declareTools(tools).declarations}`,
+    input: inputSchema(),
+    nestedTools: tools,
+    // A whole program may start before the model's answer is complete only when none of its calls could be
+    // regretted: every tool it may call is eager and needs no approval (as the plan tool decides).
+    eager: tools.list().every((tool) => tool.eager && tool.needsApproval === false),
+    execute: (args: Record<string, unknown>, context) => run(args, context, undefined),
+    // While the model writes the program: each call of an eager tool with a complete literal argument starts at
+    // once; the program, read strictly from the complete arguments, takes the result when it makes an equal call.
+    executeStreaming: async (input, context) => {
+      const earlyCalls = new EarlyCalls(
+        earlyStarter(context, listenerFor(context), rest.executeCall, tools),
+        `${context.toolCallId}/early-`,
+        maxConcurrency,
+        limits.maxToolCalls,
+      );
+      const reader = new StreamedProgram(eagerFunctions, (toolName, args) =>
+        earlyCalls.offer(toolName, args),
+      );
+      try {
+        for await (const fragment of input) reader.write(fragment);
+      } catch {
+        // The call will not run as written: `input.arguments` rejects with the reason.
+      }
+      let args: Record<string, unknown>;
+      try {
+        args = await input.arguments;
+      } catch (error) {
+        await earlyCalls.drain();
+        throw error;
+      }
+      return run(args, context, earlyCalls);
+    },
+  });
+}
+
+/** How an early call runs: as the program's own calls do (nested under the code call), with its own signal. */
+function earlyStarter(
+  context: ToolExecutionContext,
+  onEvent: RunEventListener,
+  executeCall: CodeCallExecutor | undefined,
+  tools: ToolRegistry,
+): EarlyCallStarter {
+  return async (action, signal) => {
+    try {
+      if (executeCall !== undefined) return await executeCall(action, { signal, onEvent });
+      if (typeof context.executeNested === 'function')
+        return await context.executeNested(action, { signal, validate: true, approved: true, onEvent });
+      return await executeAction(tools, action, { signal, validate: true, onEvent });
+    } catch (error) {
+      return {
+        actionId: action.id,
+        toolName: action.toolName,
+        status: 'error',
+        error: { code: 'tool_execution_failed', message: errorMessageOf(error) },
+        durationMs: 0,
+      };
+    }
+  };
+}

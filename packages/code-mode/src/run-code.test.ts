@@ -1,0 +1,327 @@
+import type { RunEvent } from '@org/core';
+import { defineTool } from '@org/tools';
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { shopTools } from './__fixtures__/shop-tools.js';
+import {
+  CodeAbortedError,
+  CodeLimitError,
+  type CodeLimits,
+  CodeNeverSettlesError,
+  CodeReturnValueError,
+  CodeRuntimeError,
+  CodeSyntaxError,
+  closeCodeSandboxes,
+  formatCodeResult,
+  runCode,
+} from './index.js';
+
+afterAll(() => closeCodeSandboxes());
+
+/** A tool that records how many of its calls run at once, and waits until `release` is called. */
+function gatedTool() {
+  let active = 0;
+  let peak = 0;
+  const waiting: (() => void)[] = [];
+  const tool = defineTool({
+    name: 'slow_echo',
+    description: 'Echoes after a while.',
+    input: z.object({ value: z.number() }),
+    execute: async ({ value }) => {
+      active += 1;
+      peak = Math.max(peak, active);
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      active -= 1;
+      return value;
+    },
+  });
+  return {
+    tool,
+    peak: () => peak,
+    /** Releases the calls waiting now, repeatedly, until `done` settles. */
+    async releaseUntil(done: Promise<unknown>): Promise<void> {
+      let finished = false;
+      void done.finally(() => {
+        finished = true;
+      });
+      while (!finished) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        for (const release of waiting.splice(0)) release();
+      }
+    },
+    waitingCount: () => waiting.length,
+  };
+}
+
+describe('runCode', () => {
+  it('runs a TypeScript program over tool results: list, each, aggregate', async () => {
+    const result = await runCode(
+      `type Order = { id: string; total: number; paid: boolean };
+const ids = await list_orders({});
+const orders: Order[] = await Promise.all(ids.map((o: { id: string }) => get_order({ id: o.id })));
+console.log('orders', orders.length);
+return { unpaid: orders.filter((o) => !o.paid).reduce((sum, o) => sum + o.total, 0) };`,
+      { tools: shopTools },
+    );
+    expect(result.status).toBe('success');
+    expect(result.value).toEqual({ unpaid: 42.5 });
+    expect(result.console).toEqual([{ level: 'log', text: 'orders 3' }]);
+    expect(result.calls.map((call) => call.toolName)).toEqual([
+      'list_orders',
+      'get_order',
+      'get_order',
+      'get_order',
+    ]);
+    expect(result.calls.map((call) => call.observation.actionId)).toEqual([
+      'code/1',
+      'code/2',
+      'code/3',
+      'code/4',
+    ]);
+  });
+
+  it('runs Promise.all calls in parallel, up to maxConcurrency', async () => {
+    const gate = gatedTool();
+    const program = 'return await Promise.all([1, 2, 3, 4, 5].map((value) => slow_echo({ value })));';
+    const unbounded = runCode(program, { tools: [gate.tool] });
+    // All five wait at once before any is released: they really run side by side.
+    while (gate.waitingCount() < 5) await new Promise((resolve) => setTimeout(resolve, 5));
+    await gate.releaseUntil(unbounded);
+    expect((await unbounded).value).toEqual([1, 2, 3, 4, 5]);
+    expect(gate.peak()).toBe(5);
+
+    const limitedGate = gatedTool();
+    const limited = runCode(program, { tools: [limitedGate.tool], maxConcurrency: 2 });
+    await limitedGate.releaseUntil(limited);
+    expect((await limited).value).toEqual([1, 2, 3, 4, 5]);
+    expect(limitedGate.peak()).toBe(2);
+  });
+
+  it('validates and coerces every call as a plan step does, and hands failures to the program as ToolCallError', async () => {
+    const result = await runCode(
+      `const sum = await add({ a: '2', b: 3 });
+let failure;
+try { await add({ a: 'two', b: 3 }); } catch (error) { failure = { name: error.name, code: error.code, status: error.status }; }
+return { sum, failure };`,
+      { tools: shopTools },
+    );
+    expect(result.value).toEqual({
+      sum: 5,
+      failure: { name: 'ToolCallError', code: 'invalid_tool_arguments', status: 'error' },
+    });
+    expect(result.calls[1]?.observation.status).toBe('error');
+  });
+
+  it('refuses a tool that needs approval with plan mode advice, unless approveCall approves it', async () => {
+    const program = `try { return await refund_order({ id: 'o1' }); } catch (error) { return error.message; }`;
+    const refused = await runCode(program, { tools: shopTools });
+    expect(refused.value).toBe(
+      "Call to 'refund_order' was not run: tool 'refund_order' needs approval, which a program cannot ask for. Call 'refund_order' directly instead.",
+    );
+    expect(refused.calls[0]?.observation).toMatchObject({
+      status: 'blocked',
+      error: { code: 'approval_required' },
+    });
+    const approved = await runCode(program, { tools: shopTools, approveCall: () => true });
+    expect(approved.value).toEqual({ refunded: 'o1' });
+  });
+
+  it('applies hooks, per-call timeouts and paired events with the program prefix', async () => {
+    const events: RunEvent[] = [];
+    const never = defineTool({
+      name: 'never_returns',
+      description: 'Hangs.',
+      input: z.object({}),
+      execute: (_args, context) =>
+        new Promise((_resolve, reject) =>
+          context.signal.addEventListener('abort', () => reject(new Error('stopped'))),
+        ),
+    });
+    const result = await runCode(
+      `const results = await Promise.allSettled([get_order({ id: 'o1' }), never_returns({}), get_order({ id: 'o2' })]);
+return results.map((r) => r.status === 'fulfilled' ? r.value.id : r.reason.code);`,
+      {
+        tools: [...shopTools, never],
+        actionIdPrefix: 'call_9/',
+        onEvent: (event) => events.push(event),
+        callOptions: {
+          timeoutMs: 50,
+          hooks: {
+            beforeToolUse: ({ action }) =>
+              action.args.id === 'o2' ? { decision: 'block', reason: 'o2 is private' } : undefined,
+          },
+        },
+      },
+    );
+    expect(result.value).toEqual(['o1', 'timeout', 'blocked_by_hook']);
+    const started = events
+      .filter((event) => event.type === 'tool-call-started')
+      .map((event) => event.action.id);
+    const finished = events
+      .filter((event) => event.type === 'tool-call-finished')
+      .map((event) => event.observation.actionId);
+    expect(started.sort()).toEqual(['call_9/1', 'call_9/2', 'call_9/3']);
+    expect(finished.sort()).toEqual(['call_9/1', 'call_9/2', 'call_9/3']);
+  });
+
+  it('reports a syntax error with its line and column, and runs no tool', async () => {
+    const typescript = await runCode('await list_orders({});\nconst x: number = ;\n', { tools: shopTools });
+    expect(typescript.status).toBe('error');
+    expect(CodeSyntaxError.isInstance(typescript.error)).toBe(true);
+    expect(typescript.error).toMatchObject({ code: 'code_syntax_error', line: 2 });
+    expect(typescript.calls).toEqual([]);
+
+    // Past sucrase (which only reads types), QuickJS finds it: the line and column are still the model's.
+    const javascript = await runCode('await list_orders({});\nreturn 1;\nlet a = 1; let a = 2;', {
+      tools: shopTools,
+    });
+    expect(javascript.error).toMatchObject({ code: 'code_syntax_error', line: 3 });
+    expect(javascript.calls).toEqual([]);
+
+    const firstLine = await runCode('return 1 +* 2;', { tools: shopTools });
+    expect(firstLine.error).toMatchObject({ code: 'code_syntax_error', line: 1, column: 11 });
+  });
+
+  it('reports a throw with its line and column, and the calls that already took effect', async () => {
+    const result = await runCode(
+      `const first = await get_order({ id: 'o1' });
+const second = await get_order({ id: 'o2' });
+throw new RangeError('total too small: ' + (first.total + second.total));`,
+      { tools: shopTools },
+    );
+    expect(CodeRuntimeError.isInstance(result.error)).toBe(true);
+    expect(result.error).toMatchObject({ errorName: 'RangeError', line: 3, column: expect.any(Number) });
+    expect(result.error?.message).toContain('total too small: 35.5');
+    expect(result.calls.map((call) => call.observation.status)).toEqual(['success', 'success']);
+    const text = JSON.parse(formatCodeResult(result));
+    expect(text.status).toBe('error');
+    expect(text.error.code).toBe('code_threw');
+    expect(Object.keys(text.tookEffect)).toEqual(['#1 get_order', '#2 get_order']);
+    expect(text.summary).toContain('do not repeat them');
+  });
+
+  it('tells a thrown null from running out of memory', async () => {
+    const result = await runCode('await add({ a: 1, b: 2 });\nthrow null;', { tools: shopTools });
+    expect(result.error).toMatchObject({ code: 'code_threw', errorName: 'a value that is not an Error' });
+    expect(result.error?.message).toContain('null');
+  });
+
+  it('ends a program waiting on a promise nothing can settle at once', async () => {
+    const started = performance.now();
+    const result = await runCode('await get_order({ id: "o1" });\nawait new Promise(() => {});', {
+      tools: shopTools,
+    });
+    expect(CodeNeverSettlesError.isInstance(result.error)).toBe(true);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(result.calls).toHaveLength(1);
+  });
+
+  it('refuses return values that are not JSON', async () => {
+    for (const program of ['return () => 1;', 'return { n: 10n };', 'const a = {}; a.self = a; return a;']) {
+      const result = await runCode(program, { tools: shopTools });
+      expect(CodeReturnValueError.isInstance(result.error), program).toBe(true);
+    }
+    expect((await runCode('return;', { tools: shopTools })).value).toBeUndefined();
+  });
+
+  it('gives Date.now and Math.random from the effects seam, so a replay takes the same path', async () => {
+    const program = 'return [Date.now(), new Date().getTime(), Math.random(), Math.random()];';
+    const effects = { now: () => 1_700_000_000_000, randomSeed: () => 42 };
+    const first = await runCode(program, { tools: shopTools, effects });
+    const second = await runCode(program, { tools: shopTools, effects });
+    expect(first.value).toEqual(second.value);
+    expect((first.value as number[]).slice(0, 2)).toEqual([1_700_000_000_000, 1_700_000_000_000]);
+  });
+
+  it('has no network, timers, modules or host objects', async () => {
+    const result = await runCode(
+      'return [typeof fetch, typeof setTimeout, typeof require, typeof process, typeof globalThis.__call, typeof import.meta];',
+      { tools: shopTools },
+    );
+    // import.meta is a syntax error outside a module: the program learns that, and nothing runs.
+    expect(result.error?.code).toBe('code_syntax_error');
+    const globals = await runCode(
+      'return [typeof fetch, typeof setTimeout, typeof require, typeof process, typeof __call, typeof __console];',
+      { tools: shopTools },
+    );
+    expect(globals.value).toEqual([
+      'undefined',
+      'undefined',
+      'undefined',
+      'undefined',
+      'undefined',
+      'undefined',
+    ]);
+  });
+
+  it('aborts with the signal: running calls are stopped and reported', async () => {
+    const controller = new AbortController();
+    const gate = gatedTool();
+    const pending = runCode('return await slow_echo({ value: 1 });', {
+      tools: [gate.tool],
+      signal: controller.signal,
+    });
+    while (gate.waitingCount() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort(new Error('user left'));
+    const result = await pending;
+    expect(CodeAbortedError.isInstance(result.error)).toBe(true);
+    expect(result.error?.message).toContain('user left');
+    expect(result.calls[0]?.observation.status).toBe('aborted');
+  });
+
+  it('stops each limit with a typed error naming it', async () => {
+    const cases: [string, Partial<CodeLimits>, string][] = [
+      ['while (true) {}', { cpuTimeMs: 100 }, 'cpuTimeMs'],
+      [
+        'for (let i = 0; i < 50; i++) get_order({ id: "o1" });\nreturn 1;',
+        { maxToolCalls: 10 },
+        'maxToolCalls',
+      ],
+      ['return "x".repeat(5000);', { maxReturnBytes: 1000 }, 'maxReturnBytes'],
+      [
+        'for (let i = 0; i < 100; i++) console.log("line " + i);',
+        { maxConsoleBytes: 200 },
+        'maxConsoleBytes',
+      ],
+      ['return (await list_orders({})).length;', { maxInputBytes: 10 }, 'maxInputBytes'],
+      ['function f(n) { return f(n + 1) + 1; }\nreturn f(0);', {}, 'stackBytes'],
+      [
+        'const parts = [];\nwhile (true) parts.push("x".repeat(1 << 16) + parts.length);',
+        { memoryBytes: 16 * 1024 * 1024 },
+        'memoryBytes',
+      ],
+    ];
+    for (const [program, limits, limit] of cases) {
+      const result = await runCode(program, { tools: shopTools, limits });
+      expect(CodeLimitError.isInstance(result.error), program).toBe(true);
+      expect(result.error, program).toMatchObject({ code: 'code_limit_exceeded', limit });
+    }
+  });
+
+  it('stops a program past its wall time, even while a call is running', async () => {
+    // A warm worker first: on a loaded machine a cold one could spend the deadline starting.
+    await runCode('return 1;', { tools: shopTools });
+    const gate = gatedTool();
+    const pending = runCode('return await slow_echo({ value: 1 });', {
+      tools: [gate.tool],
+      limits: { wallTimeMs: 1_500 },
+    });
+    const result = await pending;
+    expect(result.error).toMatchObject({ code: 'code_limit_exceeded', limit: 'wallTimeMs' });
+    expect(result.calls[0]?.observation.status).toBe('aborted');
+    // The pool replaces the terminated worker: the next program runs.
+    expect((await runCode('return 2;', { tools: shopTools })).value).toBe(2);
+  });
+
+  it('throws CodeModeOptionsError for bad options', async () => {
+    await expect(
+      runCode('return 1', { tools: shopTools, limits: { cpuTimeMs: Number.NaN } }),
+    ).rejects.toMatchObject({
+      code: 'invalid_code_mode_options',
+      option: 'limits.cpuTimeMs',
+    });
+    await expect(runCode('return 1', { tools: shopTools, maxConcurrency: 0 })).rejects.toMatchObject({
+      option: 'maxConcurrency',
+    });
+  });
+});

@@ -1,0 +1,77 @@
+import type { CodeLimits } from './code-limits.js';
+import type { CodeLimitName } from './errors.js';
+
+/** The messages between the host and a sandbox worker (structured-clone data only). */
+
+/** Starts one program in the worker. */
+export interface RunMessage {
+  readonly type: 'run';
+  readonly runId: number;
+  /** JavaScript, types already stripped, lines as the model wrote them. */
+  readonly program: string;
+  /** Each function the program sees: its identifier and the tool it calls. */
+  readonly functions: readonly { readonly identifier: string; readonly toolName: string }[];
+  readonly limits: CodeLimits;
+  /** What `Date.now()` returns in the program. */
+  readonly now: number;
+  /** The seed of the program's `Math.random()`. */
+  readonly randomSeed: number;
+}
+
+/** A tool call's outcome, handed back into the program. */
+export interface CallResultMessage {
+  readonly type: 'call-result';
+  readonly runId: number;
+  readonly callId: number;
+  /** JSON text of the output, when the call succeeded. */
+  readonly json?: string;
+  /** Why it failed, when it did. */
+  readonly error?: { readonly code: string; readonly status: string; readonly message: string };
+}
+
+/** The host's messages. */
+export type HostMessage = RunMessage | CallResultMessage;
+
+/** The program called a tool. `args` is the JSON text of its argument. */
+export interface CallMessage {
+  readonly type: 'call';
+  readonly runId: number;
+  readonly callId: number;
+  readonly toolName: string;
+  readonly args: string;
+}
+
+/** One `console` line. */
+export interface ConsoleEntry {
+  readonly level: 'log' | 'info' | 'warn' | 'error' | 'debug';
+  readonly text: string;
+}
+
+/** How a program ended, as the worker saw it. */
+export type SandboxOutcome =
+  | { readonly kind: 'returned'; readonly json: string | undefined }
+  | { readonly kind: 'syntax'; readonly reason: string; readonly line?: number; readonly column?: number }
+  | {
+      readonly kind: 'threw';
+      readonly errorName: string;
+      readonly reason: string;
+      readonly line?: number;
+      readonly column?: number;
+    }
+  | { readonly kind: 'limit'; readonly limit: CodeLimitName; readonly detail?: string }
+  | { readonly kind: 'never-settles' }
+  | { readonly kind: 'invalid-return'; readonly reason: string }
+  | { readonly kind: 'crashed'; readonly reason: string };
+
+/** The program ended. */
+export interface DoneMessage {
+  readonly type: 'done';
+  readonly runId: number;
+  readonly outcome: SandboxOutcome;
+  readonly console: readonly ConsoleEntry[];
+  /** Time the program computed, in the sandbox. */
+  readonly cpuMs: number;
+}
+
+/** The worker's messages. */
+export type WorkerMessage = CallMessage | DoneMessage;

@@ -1,0 +1,498 @@
+import type {
+  QuickJSContext,
+  QuickJSDeferredPromise,
+  QuickJSHandle,
+  QuickJSWASMModule,
+} from 'quickjs-emscripten-core';
+import type {
+  ConsoleEntry,
+  DoneMessage,
+  HostMessage,
+  RunMessage,
+  SandboxOutcome,
+  WorkerMessage,
+} from './sandbox-protocol.js';
+
+/** Where the worker loads QuickJS from: resolved by the host, so the worker needs no module resolution of its own. */
+export interface SandboxWorkerPaths {
+  readonly core: string;
+  readonly variant: string;
+  /** The variant's WebAssembly file, compiled once per worker and instantiated once per program. */
+  readonly wasm: string;
+}
+
+/**
+ * The worker's whole program. It runs as the source text of this function (`new Worker(text, { eval: true })`), so it
+ * is self-contained: it closes over nothing and receives `require` and the resolved paths as arguments. That keeps
+ * one TypeScript source for tests (run from `src`) and the build, with no second entry file to locate at run time.
+ *
+ * Each program gets a fresh WebAssembly module over its own `WebAssembly.Memory` with a `maximum`: QuickJS's
+ * `setMemoryLimit` alone does not bound the prebuilt variants' memory, and a module that overflowed its stack or
+ * ran out of memory must never run again. The next module is built while the worker is idle (about 20 ms), so a
+ * program rarely waits for one. Modules are dropped, not disposed: disposing a runtime with a live handle (a pending
+ * call's resolvers) aborts the WebAssembly, and dropping the module frees its memory all the same.
+ */
+export function sandboxWorkerMain(load: (path: string) => unknown, paths: SandboxWorkerPaths): void {
+  type Core = typeof import('quickjs-emscripten-core');
+  const core = load(paths.core) as Core;
+  const variantExports = load(paths.variant) as { default?: unknown };
+  const baseVariant = (variantExports.default ??
+    variantExports) as import('quickjs-emscripten-core').QuickJSSyncVariant;
+  // The WebAssembly global of Node (this package's TypeScript libraries do not declare it).
+  const wasm = (
+    globalThis as unknown as {
+      WebAssembly: {
+        Memory: new (descriptor: { initial: number; maximum: number }) => object;
+        Module: new (bytes: Uint8Array) => object;
+      };
+    }
+  ).WebAssembly;
+  const { readFileSync } = load('node:fs') as typeof import('node:fs');
+  // Compiling QuickJS takes most of a module's start: done once, each program instantiates the compiled module.
+  const compiled = new wasm.Module(readFileSync(paths.wasm));
+  const { parentPort } = load('node:worker_threads') as typeof import('node:worker_threads');
+  if (parentPort === null) return;
+  const port = parentPort;
+  const PAGE = 65_536;
+  // QuickJS's module asks for this much at start (16 MiB); a memory may not start smaller.
+  const INITIAL_PAGES = 256;
+
+  let prepared: { pages: number; module: Promise<QuickJSWASMModule> } | undefined;
+  const prepare = (pages: number): Promise<QuickJSWASMModule> => {
+    const memory = new wasm.Memory({ initial: INITIAL_PAGES, maximum: pages });
+    const options = { wasmMemory: memory, wasmModule: compiled } as Parameters<Core['newVariant']>[1];
+    return core.newQuickJSWASMModuleFromVariant(core.newVariant(baseVariant, options));
+  };
+  const takeModule = (pages: number): Promise<QuickJSWASMModule> => {
+    const ready = prepared !== undefined && prepared.pages === pages ? prepared.module : prepare(pages);
+    prepared = undefined;
+    return ready;
+  };
+  const prepareNext = (pages: number): void => {
+    prepared = { pages, module: prepare(pages) };
+    // A failure shows when the module is taken; nothing to report while idle.
+    prepared.module.catch(() => {});
+  };
+
+  const send = (message: WorkerMessage): void => port.postMessage(message);
+  let current: ProgramRun | undefined;
+
+  port.on('message', (message: HostMessage) => {
+    if (message.type === 'run') {
+      const pages = Math.floor(message.limits.memoryBytes / PAGE);
+      takeModule(pages).then(
+        (module) => {
+          current = new ProgramRun(module, message);
+          current.start();
+        },
+        (error: unknown) => finish(message.runId, { kind: 'crashed', reason: String(error) }, [], 0),
+      );
+    } else if (current !== undefined && current.runId === message.runId) {
+      current.settleCall(message.callId, message.json, message.error);
+    }
+  });
+
+  const finish = (
+    runId: number,
+    outcome: SandboxOutcome,
+    consoleEntries: ConsoleEntry[],
+    cpuMs: number,
+  ): void => {
+    const done: DoneMessage = { type: 'done', runId, outcome, console: consoleEntries, cpuMs };
+    current = undefined;
+    send(done);
+  };
+
+  /** The program's rules, installed before it runs; evaluated as its own script so the program's lines stay put. */
+  const PRELUDE = `(function () {
+  'use strict';
+  const call = globalThis.__call, write = globalThis.__console, spec = JSON.parse(globalThis.__spec);
+  delete globalThis.__call; delete globalThis.__console; delete globalThis.__spec;
+  let state = spec.seed >>> 0;
+  Math.random = function random() {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const RealDate = Date, now = spec.now;
+  function SandboxDate(...args) {
+    if (!new.target) return new RealDate(now).toString();
+    return args.length === 0 ? new RealDate(now) : new RealDate(...args);
+  }
+  SandboxDate.prototype = RealDate.prototype;
+  SandboxDate.now = () => now;
+  SandboxDate.parse = RealDate.parse;
+  SandboxDate.UTC = RealDate.UTC;
+  globalThis.Date = SandboxDate;
+  const show = (value) => {
+    if (typeof value === 'string') return value;
+    try { const text = JSON.stringify(value); return text === undefined ? String(value) : text; }
+    catch { return String(value); }
+  };
+  const consoleObject = {};
+  for (const level of ['log', 'info', 'warn', 'error', 'debug'])
+    consoleObject[level] = (...values) => { write(level, values.map(show).join(' ')); };
+  globalThis.console = Object.freeze(consoleObject);
+  for (const { identifier, toolName } of spec.functions) {
+    globalThis[identifier] = async function (args) {
+      const text = JSON.stringify(args === undefined ? {} : args, (key, value) => {
+        if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint')
+          throw new TypeError(identifier + ': arguments must be JSON (found a ' + typeof value + ' at ' + JSON.stringify(key) + ')');
+        return value;
+      });
+      return JSON.parse(await call(toolName, text));
+    };
+  }
+  return (value) => JSON.stringify(value, (key, item) => {
+    const kind = typeof item;
+    if (kind === 'function' || kind === 'symbol' || kind === 'bigint')
+      throw new TypeError('a ' + kind + ' at ' + (key === '' ? 'the top level' : JSON.stringify(key)));
+    return item;
+  });
+})();`;
+
+  // The program is one async function; the opening sits on its first line so every line keeps its number.
+  const OPENING = '(async () => {';
+
+  /** One program on its own module. */
+  class ProgramRun {
+    readonly runId: number;
+    private readonly context: QuickJSContext;
+    private readonly limits: RunMessage['limits'];
+    private readonly calls = new Map<number, QuickJSDeferredPromise>();
+    private readonly consoleEntries: ConsoleEntry[] = [];
+    private consoleBytes = 0;
+    private inputBytes = 0;
+    private callCount = 0;
+    private cpuMs = 0;
+    private sliceDeadline = Number.POSITIVE_INFINITY;
+    /** Set by a host function that found a limit passed; the interrupt handler then stops the program at once. */
+    private stop: SandboxOutcome | undefined;
+    private promise: QuickJSHandle | undefined;
+    private serializer: QuickJSHandle | undefined;
+    private sampledAt = 0;
+    private heapLimit = 0;
+    private heapPeak = 0;
+    private ended = false;
+
+    constructor(
+      module: QuickJSWASMModule,
+      private readonly message: RunMessage,
+    ) {
+      this.runId = message.runId;
+      this.limits = message.limits;
+      const runtime = module.newRuntime();
+      runtime.setMaxStackSize(this.limits.stackBytes);
+      // QuickJS's own allocator limit, under the memory's maximum: most bombs then end as a catchable
+      // "out of memory" inside QuickJS instead of a failed grow of the WebAssembly memory.
+      this.heapLimit = Math.floor(this.limits.memoryBytes / 2);
+      runtime.setMemoryLimit(this.heapLimit);
+      runtime.setInterruptHandler(() => {
+        // Every few milliseconds: the high-water mark of QuickJS's heap, to tell its out-of-memory `null` from a
+        // program's own `throw null` (QuickJS cannot allocate an error at its limit, so it throws `null`).
+        const now = performance.now();
+        if (now - this.sampledAt > 2) {
+          this.sampledAt = now;
+          this.sampleMemory();
+        }
+        return this.stop !== undefined || now > this.sliceDeadline;
+      });
+      this.context = runtime.newContext();
+    }
+
+    start(): void {
+      const pages = Math.floor(this.limits.memoryBytes / PAGE);
+      prepareNext(pages);
+      const context = this.context;
+      try {
+        const callFunction = context.newFunction('call', (nameHandle, argsHandle) =>
+          this.onCall(context.getString(nameHandle), context.getString(argsHandle)),
+        );
+        context.setProp(context.global, '__call', callFunction);
+        callFunction.dispose();
+        const consoleFunction = context.newFunction('console', (levelHandle, textHandle) => {
+          this.onConsole(
+            context.getString(levelHandle) as ConsoleEntry['level'],
+            context.getString(textHandle),
+          );
+        });
+        context.setProp(context.global, '__console', consoleFunction);
+        consoleFunction.dispose();
+        const spec = JSON.stringify({
+          functions: this.message.functions,
+          now: this.message.now,
+          seed: this.message.randomSeed,
+        });
+        const specHandle = context.newString(spec);
+        context.setProp(context.global, '__spec', specHandle);
+        specHandle.dispose();
+        // The prelude is the sandbox's own code: it runs outside the program's CPU budget.
+        const prelude = context.evalCode(PRELUDE, 'prelude.js');
+        if ('error' in prelude && prelude.error !== undefined) {
+          const reason = this.describe(prelude.error).reason;
+          prelude.error.dispose();
+          this.end({ kind: 'crashed', reason: `the sandbox's prelude failed: ${reason}` });
+          return;
+        }
+        // The prelude's value is the serializer of the program's result, kept out of the program's reach.
+        this.serializer = prelude.value;
+        const evaluated = this.slice(() =>
+          context.evalCode(`${OPENING}${this.message.program}\n})()`, 'program.js'),
+        );
+        if (evaluated.error !== undefined) {
+          const described = this.describe(evaluated.error);
+          evaluated.error.dispose();
+          if (this.stop !== undefined) this.end(this.stop);
+          else if (described.errorName === 'SyntaxError' && described.reason !== 'stack overflow')
+            this.end({ kind: 'syntax', ...described.where, reason: described.reason });
+          else this.end(this.classify(described));
+          return;
+        }
+        this.promise = evaluated.value;
+        this.pump();
+      } catch (error) {
+        this.end(this.hostFailure(error));
+      }
+    }
+
+    settleCall(
+      callId: number,
+      json: string | undefined,
+      error: { code: string; status: string; message: string } | undefined,
+    ): void {
+      const deferred = this.calls.get(callId);
+      if (deferred === undefined || this.ended) return;
+      this.calls.delete(callId);
+      const context = this.context;
+      try {
+        if (json !== undefined) {
+          this.inputBytes += Buffer.byteLength(json, 'utf8');
+          if (this.inputBytes > this.limits.maxInputBytes) {
+            this.calls.set(callId, deferred);
+            this.end({
+              kind: 'limit',
+              limit: 'maxInputBytes',
+              detail: `the result of call ${callId} brought the total to ${this.inputBytes} bytes`,
+            });
+            return;
+          }
+          const handle = context.newString(json);
+          deferred.resolve(handle);
+          handle.dispose();
+        } else {
+          const failure = error ?? { code: 'error', status: 'error', message: 'The call failed.' };
+          // An error's text enters the sandbox too, and counts against the same limit.
+          this.inputBytes += Buffer.byteLength(failure.message, 'utf8');
+          const handle = context.newError({ name: 'ToolCallError', message: failure.message });
+          const code = context.newString(failure.code);
+          const status = context.newString(failure.status);
+          context.setProp(handle, 'code', code);
+          context.setProp(handle, 'status', status);
+          code.dispose();
+          status.dispose();
+          deferred.reject(handle);
+          handle.dispose();
+        }
+        deferred.dispose();
+        this.pump();
+      } catch (failure) {
+        this.end(this.hostFailure(failure));
+      }
+    }
+
+    /** Runs the program's pending jobs within its CPU budget, then sees where the program stands. */
+    private pump(): void {
+      if (this.ended || this.promise === undefined) return;
+      const runtime = this.context.runtime;
+      const jobs = this.slice(() => runtime.executePendingJobs());
+      // A job that threw outside the program's promise; the stop reason, when there is one, says why.
+      if (jobs.error !== undefined) jobs.error.dispose();
+      if (this.stop !== undefined) {
+        this.end(this.stop);
+        return;
+      }
+      const state = this.context.getPromiseState(this.promise);
+      if (state.type === 'pending') {
+        if (this.calls.size === 0) this.end({ kind: 'never-settles' });
+        return;
+      }
+      if (state.type === 'rejected') {
+        const described = this.describe(state.error);
+        state.error.dispose();
+        this.end(this.classify(described));
+        return;
+      }
+      this.end(this.serialize(state.value));
+    }
+
+    /** The program's value as JSON text, within its limit; anything else is a typed outcome. */
+    private serialize(value: QuickJSHandle): SandboxOutcome {
+      const context = this.context;
+      try {
+        if (context.typeof(value) === 'undefined') return { kind: 'returned', json: undefined };
+        const serializer = this.serializer;
+        if (serializer === undefined) return { kind: 'crashed', reason: 'the sandbox has no serializer' };
+        const result = this.slice(() => context.callFunction(serializer, context.undefined, value));
+        if (result.error !== undefined) {
+          const described = this.describe(result.error);
+          result.error.dispose();
+          if (this.stop !== undefined) return this.stop;
+          const classified = this.classify(described);
+          if (classified.kind === 'limit') return classified;
+          return { kind: 'invalid-return', reason: described.reason };
+        }
+        const json = context.typeof(result.value) === 'string' ? context.getString(result.value) : undefined;
+        result.value.dispose();
+        if (json === undefined) return { kind: 'returned', json: undefined };
+        const bytes = Buffer.byteLength(json, 'utf8');
+        if (bytes > this.limits.maxReturnBytes)
+          return { kind: 'limit', limit: 'maxReturnBytes', detail: `the value is ${bytes} bytes of JSON` };
+        return { kind: 'returned', json };
+      } catch (error) {
+        return this.hostFailure(error);
+      } finally {
+        value.dispose();
+      }
+    }
+
+    private onCall(toolName: string, args: string): QuickJSHandle {
+      const context = this.context;
+      this.callCount += 1;
+      if (this.callCount > this.limits.maxToolCalls) {
+        this.stop ??= {
+          kind: 'limit',
+          limit: 'maxToolCalls',
+          detail: `call ${this.callCount} was not made`,
+        };
+        return context.newError({ name: 'InternalError', message: 'The program was stopped.' });
+      }
+      const callId = this.callCount;
+      const deferred = context.newPromise();
+      this.calls.set(callId, deferred);
+      send({ type: 'call', runId: this.runId, callId, toolName, args });
+      return deferred.handle;
+    }
+
+    private onConsole(level: ConsoleEntry['level'], text: string): void {
+      this.consoleBytes += Buffer.byteLength(text, 'utf8') + 1;
+      if (this.consoleBytes > this.limits.maxConsoleBytes) {
+        this.stop ??= { kind: 'limit', limit: 'maxConsoleBytes' };
+        return;
+      }
+      this.consoleEntries.push({ level, text });
+    }
+
+    /** Runs sandbox code with what is left of the CPU budget as its deadline, and counts the time it took. */
+    private slice<T>(run: () => T): T {
+      const started = performance.now();
+      this.sliceDeadline = started + (this.limits.cpuTimeMs - this.cpuMs);
+      try {
+        return run();
+      } finally {
+        const elapsed = performance.now() - started;
+        this.cpuMs += elapsed;
+        this.sliceDeadline = Number.POSITIVE_INFINITY;
+        if (this.cpuMs > this.limits.cpuTimeMs) this.stop ??= { kind: 'limit', limit: 'cpuTimeMs' };
+      }
+    }
+
+    /** An error value of the sandbox, as data: its name, message and where in the program it was thrown. */
+    private describe(handle: QuickJSHandle): {
+      errorName: string;
+      reason: string;
+      where: { line?: number; column?: number };
+    } {
+      const context = this.context;
+      let dumped: unknown;
+      try {
+        dumped = context.dump(handle);
+      } catch {
+        dumped = undefined;
+      }
+      if (dumped === null && this.memoryNearlyFull()) {
+        // QuickJS throws `null` when it cannot even allocate its "out of memory" error.
+        return { errorName: 'InternalError', reason: 'out of memory', where: {} };
+      }
+      if (typeof dumped !== 'object' || dumped === null) {
+        return {
+          errorName: 'a value that is not an Error',
+          reason: String(dumped).slice(0, 1000),
+          where: {},
+        };
+      }
+      const record = dumped as { name?: unknown; message?: unknown; stack?: unknown; code?: unknown };
+      const errorName = typeof record.name === 'string' ? record.name : 'Error';
+      let reason =
+        typeof record.message === 'string' ? record.message : (JSON.stringify(dumped) ?? 'unknown');
+      if (typeof record.code === 'string') reason = `${reason} (code ${record.code})`;
+      const where: { line?: number; column?: number } = {};
+      const stack = typeof record.stack === 'string' ? record.stack : '';
+      const match = /program\.js:(\d+):(\d+)/.exec(stack);
+      if (match !== null) {
+        const line = Number(match[1]);
+        const column = Number(match[2]);
+        where.line = line;
+        where.column = line === 1 ? Math.max(1, column - OPENING.length) : column;
+      }
+      return { errorName, reason: reason.slice(0, 2000), where };
+    }
+
+    /** Records the heap's size when it is the largest seen. */
+    private sampleMemory(): void {
+      try {
+        const handle = this.context.runtime.computeMemoryUsage();
+        const usage = this.context.dump(handle) as { memory_used_size?: number };
+        handle.dispose();
+        this.heapPeak = Math.max(this.heapPeak, usage.memory_used_size ?? 0);
+      } catch {
+        // No room even to measure: the heap is full.
+        this.heapPeak = this.heapLimit;
+      }
+    }
+
+    /** True when the heap came near its limit: a thrown `null` is then QuickJS's out-of-memory. */
+    private memoryNearlyFull(): boolean {
+      this.sampleMemory();
+      return this.heapPeak >= 0.5 * this.heapLimit;
+    }
+
+    /** A thrown value as an outcome: a limit when it is QuickJS's own stop, the program's error otherwise. */
+    private classify(described: {
+      errorName: string;
+      reason: string;
+      where: { line?: number; column?: number };
+    }): SandboxOutcome {
+      if (this.stop !== undefined) return this.stop;
+      // QuickJS reports its stack limit as an InternalError, or as a SyntaxError from its parsers (JSON.parse,
+      // a program nested too deep).
+      if (described.reason === 'stack overflow') return { kind: 'limit', limit: 'stackBytes' };
+      if (described.errorName === 'InternalError') {
+        if (described.reason.startsWith('out of memory')) return { kind: 'limit', limit: 'memoryBytes' };
+        if (described.reason.startsWith('interrupted')) return { kind: 'limit', limit: 'cpuTimeMs' };
+      }
+      return { kind: 'threw', errorName: described.errorName, reason: described.reason, ...described.where };
+    }
+
+    /** A failure of the WebAssembly itself (a trap, the host's stack): the module is never used again. */
+    private hostFailure(error: unknown): SandboxOutcome {
+      if (this.stop !== undefined) return this.stop;
+      const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      if (error instanceof RangeError && /call stack/i.test(text))
+        return { kind: 'limit', limit: 'stackBytes' };
+      if (/memory|out of bounds|Cannot enlarge/i.test(text)) return { kind: 'limit', limit: 'memoryBytes' };
+      return { kind: 'crashed', reason: text.slice(0, 2000) };
+    }
+
+    private end(outcome: SandboxOutcome): void {
+      if (this.ended) return;
+      this.ended = true;
+      // Pending calls' results that arrive later are ignored (`settleCall` checks `ended`); the module is dropped.
+      finish(this.runId, outcome, this.consoleEntries, this.cpuMs);
+    }
+  }
+
+  // Build the first module at once, so the first program rarely waits for it.
+  prepareNext(Math.floor((64 * 1024 * 1024) / PAGE));
+}

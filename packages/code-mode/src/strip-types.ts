@@ -1,0 +1,33 @@
+import { transform } from 'sucrase';
+import { CodeSyntaxError } from './errors.js';
+
+/** What {@link stripTypes} gives: the program as JavaScript, or why it does not parse. */
+export type StrippedProgram =
+  | { readonly ok: true; readonly javascript: string }
+  | { readonly ok: false; readonly error: CodeSyntaxError };
+
+/**
+ * The model's TypeScript (or JavaScript) as JavaScript: types removed by sucrase, which keeps every line where it
+ * was, so QuickJS's line numbers are the model's. Modern syntax is left as is (QuickJS runs ES2023); imports are not
+ * rewritten (a program has none to import). A parse failure is a `CodeSyntaxError` with its line and column.
+ */
+export function stripTypes(source: string): StrippedProgram {
+  try {
+    const { code } = transform(source, { transforms: ['typescript'], disableESTransforms: true });
+    return { ok: true, javascript: code };
+  } catch (error) {
+    const loc = (error as { loc?: { line?: unknown; column?: unknown } }).loc;
+    const line = typeof loc?.line === 'number' ? loc.line : undefined;
+    const column = typeof loc?.column === 'number' ? loc.column : undefined;
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      error: new CodeSyntaxError({
+        // Sucrase appends "(line:column)"; the error carries them as fields and in its own words.
+        reason: message.replace(/\s*\(\d+:\d+\)$/, ''),
+        ...(line === undefined ? {} : { line }),
+        ...(column === undefined ? {} : { column }),
+      }),
+    };
+  }
+}
