@@ -75,6 +75,7 @@ const EXPECTED_EXPORTS = {
   '@org/provider-conformance': ['runConformanceSuite', 'projectModelRequest'],
   '@org/mcp': ['connectMcp', 'serveMcp', 'serveMcpHttp', 'createMcpServer', 'mcpToolInfo'],
   '@org/otel': ['otelListener', 'formatSpanTree'],
+  '@org/devtools': ['devtoolsListener', 'startDevtoolsServer', 'DevtoolsOptionError', 'readRow'],
   '@org/restate': ['createRestateAgent', 'createRestateToolService', 'restateToolSource'],
 };
 
@@ -135,6 +136,26 @@ const SMOKE_CALLS = {
     listener({ type: 'run-finished', timestamp: 1, runId: 'r1', reason: 'final-answer', steps: 0,
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } });
     listener.endOpenSpans();
+  `,
+  // Records one event, reads it back as the viewer does, and serves the page on a free port of 127.0.0.1.
+  '@org/devtools': `
+    const { mkdtempSync, readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'devtools-smoke-'));
+    const listener = mod.devtoolsListener({ dir });
+    listener({ type: 'run-started', timestamp: 0, runId: 'r1' });
+    listener.close();
+    const row = mod.readRow(readFileSync(listener.file, 'utf8').trim(), 'f', 1, 65536);
+    assert.equal(row.kind, 'record');
+    const server = await mod.startDevtoolsServer({ dir, port: 0 });
+    try {
+      const page = await fetch(server.url);
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /app\.js/);
+    } finally {
+      await server.close();
+    }
   `,
   // Options are checked where the workflow is made; a valid one is a Restate workflow definition. Nothing is served.
   '@org/restate': `
