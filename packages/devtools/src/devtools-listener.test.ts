@@ -120,6 +120,28 @@ describe('devtoolsListener', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('records what a wrapped model is asked, redacted, as model-request records of the run', async () => {
+    const dir = tempDir();
+    const listener = devtoolsListener({ dir });
+    await recordWeatherRun(listener, 'run-asked');
+    listener.close();
+    const requests = recordsOf(listener.file)
+      .map((record) => record.event)
+      .filter((event) => event.type === 'model-request');
+    expect(requests).toHaveLength(2);
+    expect(requests.map((event) => (event.type === 'model-request' ? event.method : ''))).toEqual([
+      'stream',
+      'stream',
+    ]);
+    const [first, second] = requests as Extract<(typeof requests)[number], { type: 'model-request' }>[];
+    expect(first?.runId).toBe('run-asked');
+    expect(first?.messages.at(-1)).toMatchObject({ role: 'user', content: 'Is it warmer in Paris or Rome?' });
+    expect(first?.tools.map((tool) => tool.name)).toEqual(['get_weather', 'compare_temperatures']);
+    // The second request holds the tools' results, whose key was redacted before it was written.
+    expect(second?.messages.filter((message) => message.role === 'tool')).toHaveLength(2);
+    expect(readFileSync(listener.file, 'utf8')).not.toContain(LEAKED_KEY);
+  });
+
   it('refuses options it cannot honour with a DevtoolsOptionError naming the option', () => {
     const dir = tempDir();
     for (const [options, option] of [

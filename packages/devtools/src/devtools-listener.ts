@@ -1,10 +1,11 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import type { RunEvent, RunEventListener } from '@org/core';
+import type { LanguageModel, ModelRequest, RunEvent, RunEventListener, StreamPart } from '@org/core';
 import {
   DEFAULT_DEVTOOLS_DIR,
   DEFAULT_MAX_RECORD_BYTES,
   DEFAULT_MAX_STRING_BYTES,
+  type ModelRequestEvent,
   RECORD_FILE_SUFFIX,
 } from './devtools-record.js';
 import { DevtoolsOptionError } from './errors.js';
@@ -39,8 +40,43 @@ export interface DevtoolsListener extends RunEventListener {
    */
   readonly lastWriteError: Error | undefined;
   readonly failedWrites: number;
+  /**
+   * The model, recording what each call asks of it (messages, tool specs, tool choice, settings) as a
+   * `model-request` record of the run `runId`: the run events carry only counts of those. Pass the same `runId` to
+   * `runAgent`, and one wrapped model per run, so each request is shown with its model call.
+   *
+   * @example
+   * const runId = crypto.randomUUID();
+   * await runAgent({ model: devtools.recordModel(model, { runId }), runId, tools, task, onEvent: devtools });
+   */
+  recordModel(model: LanguageModel, options: { readonly runId: string }): LanguageModel;
   /** Closes the file; later events are counted in `failedWrites`. */
   close(): void;
+}
+
+/** What a request is recorded with: everything but the signal and the provider options (they may hold secrets). */
+function requestEvent(
+  model: LanguageModel,
+  request: ModelRequest,
+  runId: string,
+  method: ModelRequestEvent['method'],
+  timestamp: number,
+): ModelRequestEvent {
+  return {
+    type: 'model-request',
+    timestamp,
+    runId,
+    provider: model.provider,
+    modelId: model.modelId,
+    method,
+    messages: request.messages,
+    tools: request.tools ?? [],
+    ...(request.toolChoice === undefined ? {} : { toolChoice: request.toolChoice }),
+    ...(request.parallelToolCalls === undefined ? {} : { parallelToolCalls: request.parallelToolCalls }),
+    ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.responseFormat === undefined ? {} : { responseFormat: request.responseFormat }),
+  };
 }
 
 function checkSize(option: string, value: number | undefined, fallback: number, minimum: number): number {
@@ -95,7 +131,7 @@ export function devtoolsListener(options: DevtoolsListenerOptions = {}): Devtool
   let failedWrites = 0;
   let lastWriteError: Error | undefined;
 
-  const listener = ((event: RunEvent): void => {
+  const write = (event: RunEvent | ModelRequestEvent): void => {
     try {
       if (descriptor === undefined) throw new Error('the devtools listener is closed');
       const line = `${recordLine(event, seq, now(), limits)}\n`;
@@ -106,13 +142,33 @@ export function devtoolsListener(options: DevtoolsListenerOptions = {}): Devtool
       failedWrites += 1;
       lastWriteError = error instanceof Error ? error : new Error(String(error));
     }
-  }) as RunEventListener;
+  };
+  const listener: RunEventListener = (event) => write(event);
+  const recordModel = (model: LanguageModel, { runId }: { readonly runId: string }): LanguageModel => {
+    // A prototype link keeps every other member of the model (getters, extra methods) as it is.
+    const recording = Object.create(model) as LanguageModel;
+    return Object.defineProperties(recording, {
+      generate: {
+        value: (request: ModelRequest) => {
+          write(requestEvent(model, request, runId, 'generate', now()));
+          return model.generate(request);
+        },
+      },
+      stream: {
+        value: (request: ModelRequest): AsyncIterable<StreamPart> => {
+          write(requestEvent(model, request, runId, 'stream', now()));
+          return model.stream(request);
+        },
+      },
+    });
+  };
 
   return Object.defineProperties(listener, {
     file: { value: file, enumerable: true },
     recorded: { get: () => seq, enumerable: true },
     failedWrites: { get: () => failedWrites, enumerable: true },
     lastWriteError: { get: () => lastWriteError, enumerable: true },
+    recordModel: { value: recordModel },
     close: {
       value: (): void => {
         if (descriptor === undefined) return;

@@ -1,4 +1,4 @@
-import type { RunEvent } from '@org/core';
+import type { Message, ResponseFormat, RunEvent, ToolChoice, ToolSpec } from '@org/core';
 
 /** The version of the record format written to the files; the reader refuses other versions row by row. */
 export const DEVTOOLS_RECORD_VERSION = 1;
@@ -26,7 +26,30 @@ export interface DevtoolsRecord {
   readonly seq: number;
   /** Wall-clock milliseconds when it was written (the event's own `timestamp` may be on a virtual clock). */
   readonly recordedAt: number;
-  readonly event: RunEvent;
+  readonly event: RunEvent | ModelRequestEvent;
   readonly truncated?: readonly string[];
   readonly omitted?: string;
+}
+
+/**
+ * What a model was asked, recorded by a model wrapped with `DevtoolsListener.recordModel`: the run events carry only
+ * the number of messages and tools of a call (`inference-started`), not the messages and tool specs themselves. The
+ * viewer pairs the n-th request of a run with its n-th model call (a run makes one call at a time).
+ */
+export interface ModelRequestEvent {
+  readonly type: 'model-request';
+  /** Wall-clock milliseconds of the call. */
+  readonly timestamp: number;
+  readonly runId: string;
+  readonly provider: string;
+  readonly modelId: string;
+  /** Which entry point was called. */
+  readonly method: 'generate' | 'stream';
+  readonly messages: readonly Message[];
+  readonly tools: readonly ToolSpec[];
+  readonly toolChoice?: ToolChoice;
+  readonly parallelToolCalls?: boolean;
+  readonly maxOutputTokens?: number;
+  readonly temperature?: number;
+  readonly responseFormat?: ResponseFormat;
 }

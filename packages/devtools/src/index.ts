@@ -14,6 +14,7 @@ export {
   DEFAULT_MAX_STRING_BYTES,
   DEVTOOLS_RECORD_VERSION,
   type DevtoolsRecord,
+  type ModelRequestEvent,
   RECORD_FILE_SUFFIX,
 } from './devtools-record.js';
 export {

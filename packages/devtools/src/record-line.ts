@@ -1,5 +1,5 @@
 import { type RunEvent, redactSecretsDeep, stringifyWithin, truncateText, utf8ByteLength } from '@org/core';
-import { DEVTOOLS_RECORD_VERSION, type DevtoolsRecord } from './devtools-record.js';
+import { DEVTOOLS_RECORD_VERSION, type DevtoolsRecord, type ModelRequestEvent } from './devtools-record.js';
 
 /** The bounds of one record. */
 export interface RecordLimits {
@@ -65,7 +65,7 @@ function boundValue(value: unknown, maxStringBytes: number, notes: string[]): un
 }
 
 /** What a record keeps of an event too large to show: its type, run and time, so the run's list stays whole. */
-function eventSummary(event: RunEvent): RunEvent {
+function eventSummary(event: RunEvent | ModelRequestEvent): RunEvent {
   const summary = { type: event.type, timestamp: event.timestamp } as Record<string, unknown>;
   if (typeof event.runId === 'string') summary.runId = truncateText(event.runId, 256);
   return summary as unknown as RunEvent;
@@ -75,7 +75,12 @@ function eventSummary(event: RunEvent): RunEvent {
  * One line of a recording file for `event` (without the newline): redacted of secrets (`redactSecretsDeep`), each
  * string bounded, and the whole line within `maxRecordBytes`; what was cut is listed in the record.
  */
-export function recordLine(event: RunEvent, seq: number, recordedAt: number, limits: RecordLimits): string {
+export function recordLine(
+  event: RunEvent | ModelRequestEvent,
+  seq: number,
+  recordedAt: number,
+  limits: RecordLimits,
+): string {
   const notes: string[] = [];
   const bounded = boundValue(redactSecretsDeep(event), limits.maxStringBytes, notes);
   const truncated =
@@ -86,7 +91,7 @@ export function recordLine(event: RunEvent, seq: number, recordedAt: number, lim
     v: DEVTOOLS_RECORD_VERSION,
     seq,
     recordedAt,
-    event: bounded as RunEvent,
+    event: bounded as RunEvent | ModelRequestEvent,
     ...(truncated.length === 0 ? {} : { truncated }),
   };
   const line = stringifyWithin(record, limits.maxRecordBytes);

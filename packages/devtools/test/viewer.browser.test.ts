@@ -78,6 +78,13 @@ describe('the run viewer in a real browser', () => {
     expect(await calls.nth(0).innerText()).toContain('get_weather({"city":"Paris"})');
     expect(await calls.nth(0).innerText()).toMatch(/tool choice auto/);
     expect(await calls.nth(1).innerText()).toContain('Rome is warmer at 24°C.');
+    // What each call was asked (the model was wrapped with recordModel): the messages and the tools offered.
+    const firstAsked = await calls.nth(0).locator('.request').innerText();
+    expect(firstAsked).toContain('user: Is it warmer in Paris or Rome?');
+    expect(firstAsked).toContain('get_weather, compare_temperatures');
+    const secondAsked = await calls.nth(1).locator('ol.messages li').allInnerTexts();
+    expect(secondAsked.some((item) => item.startsWith('assistant: Checking both cities. → get_weather('))).toBe(true);
+    expect(secondAsked.filter((item) => item.startsWith('tool (get_weather): '))).toHaveLength(2);
     const tools = main.locator('section.tool-call');
     expect(await tools.count()).toBe(2);
     for (const [index, city, temperature] of [

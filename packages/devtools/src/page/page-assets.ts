@@ -65,5 +65,6 @@ pre { margin: 2px 0; padding: 6px; max-height: 240px; overflow: auto; background
 .bar { position: absolute; top: 1px; bottom: 1px; background: var(--accent); border-radius: 2px; }
 .bar.critical { background: var(--critical); }
 .bar.never-ran { background: transparent; border: 1px dashed var(--muted); }
+.messages { margin: 2px 0; padding-left: 22px; font: 12px/1.4 ui-monospace, monospace; white-space: pre-wrap; overflow-wrap: anywhere; }
 .error-rows ul { padding-left: 16px; font-size: 12px; }
 `;

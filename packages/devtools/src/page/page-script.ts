@@ -75,6 +75,8 @@ export function runDevtoolsPage(): void {
     readonly toolCalls: Map<string, ToolCallView>;
     readonly plans: Map<string, Map<string, PlanStep>>;
     readonly approvals: Map<string, { toolName: string; args: unknown; requestedAt: number }>;
+    /** What each model call was asked (`model-request` records of a recording model), in call order. */
+    readonly requests: Json[];
     readonly notes: string[];
     records: number;
   }
@@ -164,6 +166,7 @@ export function runDevtoolsPage(): void {
         toolCalls: new Map(),
         plans: new Map(),
         approvals: new Map(),
+        requests: [],
         notes: [],
         records: 0,
       };
@@ -397,6 +400,9 @@ export function runDevtoolsPage(): void {
           `step ${num(own(event, 'step')) ?? '?'}: the decision could not be read: ${text(own(event, 'message'))}`,
         );
         break;
+      case 'model-request':
+        run.requests.push(event as Json);
+        break;
       case 'adjustment':
         break; // shown with the model call that made it (`inference-finished` carries the same adjustments)
       default:
@@ -477,7 +483,43 @@ export function runDevtoolsPage(): void {
     return list;
   };
 
-  const drawModelCall = (call: ModelCall): HTMLElement =>
+  /** One message of a request as a person reads it: who said it, and what. */
+  const messageLine = (message: unknown): string => {
+    const role = text(own(message, 'role'), '?');
+    const content = own(message, 'content');
+    const said = typeof content === 'string' ? content : show(content);
+    const calls = own(message, 'toolCalls');
+    const wrote = Array.isArray(calls)
+      ? calls.map((call) => ` → ${text(own(call, 'toolName'))}(${text(own(call, 'arguments'))})`).join('')
+      : '';
+    const toolName = own(message, 'toolName');
+    return `${role}${typeof toolName === 'string' ? ` (${toolName})` : ''}: ${said}${wrote}`;
+  };
+  const drawRequest = (request: Json | undefined): HTMLElement | undefined => {
+    if (request === undefined) return undefined;
+    const messages = own(request, 'messages');
+    const tools = own(request, 'tools');
+    return h(
+      'div',
+      { class: 'block request' },
+      h('div', { class: 'label' }, 'Messages'),
+      h(
+        'ol',
+        { class: 'messages' },
+        ...(Array.isArray(messages) ? messages : []).map((message) => h('li', {}, messageLine(message))),
+      ),
+      h('div', { class: 'label' }, 'Tools offered'),
+      h(
+        'p',
+        { class: 'tools-offered' },
+        Array.isArray(tools) && tools.length > 0
+          ? tools.map((tool) => text(own(tool, 'name'), '?')).join(', ')
+          : 'none',
+      ),
+    );
+  };
+
+  const drawModelCall = (call: ModelCall, request: Json | undefined): HTMLElement =>
     h(
       'section',
       { class: `model-call ${call.status}`, 'data-model-call': String(call.index) },
@@ -493,6 +535,7 @@ export function runDevtoolsPage(): void {
           (call.usage === undefined ? '' : ` · ${tokens(call.usage)}`) +
           (call.finishReason === undefined ? '' : ` · finish: ${call.finishReason}`),
       ),
+      drawRequest(request),
       pre(call.reasoning, 'Reasoning'),
       pre(call.text, 'Text'),
       call.toolCalls.length === 0
@@ -622,7 +665,7 @@ export function runDevtoolsPage(): void {
           ),
       ...[...run.plans.entries()].map(([planId, plan]) => drawPlan(run, planId, plan)),
       h('h3', { class: 'section' }, 'Model calls'),
-      ...run.modelCalls.map(drawModelCall),
+      ...run.modelCalls.map((call, index) => drawModelCall(call, run.requests[index])),
       h('h3', { class: 'section' }, 'Tool calls'),
       ...tools.map(drawToolCall),
       run.notes.length === 0
