@@ -83,7 +83,9 @@ describe('the run viewer in a real browser', () => {
     expect(firstAsked).toContain('user: Is it warmer in Paris or Rome?');
     expect(firstAsked).toContain('get_weather, compare_temperatures');
     const secondAsked = await calls.nth(1).locator('ol.messages li').allInnerTexts();
-    expect(secondAsked.some((item) => item.startsWith('assistant: Checking both cities. → get_weather('))).toBe(true);
+    expect(
+      secondAsked.some((item) => item.startsWith('assistant: Checking both cities. → get_weather(')),
+    ).toBe(true);
     expect(secondAsked.filter((item) => item.startsWith('tool (get_weather): '))).toHaveLength(2);
     const tools = main.locator('section.tool-call');
     expect(await tools.count()).toBe(2);
