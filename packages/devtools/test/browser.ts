@@ -23,6 +23,8 @@ export interface TestBrowser {
   readonly page: Page;
   readonly context: BrowserContext;
   readonly outsideRequests: string[];
+  /** Errors the page's script threw (a person would see a broken page). */
+  readonly pageErrors: string[];
   /** Closes the browser and removes its profile. */
   close(): Promise<void>;
 }
@@ -51,10 +53,13 @@ export async function openBrowser(): Promise<TestBrowser> {
     return route.abort();
   });
   const page = context.pages()[0] ?? (await context.newPage());
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(String(error)));
   return {
     page,
     context,
     outsideRequests,
+    pageErrors,
     close: async () => {
       await context.close();
       rmSync(userDataDir, { recursive: true, force: true });

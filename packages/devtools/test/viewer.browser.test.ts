@@ -54,7 +54,7 @@ describe('the run viewer in a real browser', () => {
     ]);
 
     const server = await serve(dir);
-    const { page, outsideRequests } = await browse();
+    const { page, outsideRequests, pageErrors } = await browse();
     await page.goto(server.url);
     await page.locator('.connection', { hasText: 'live' }).waitFor();
 
@@ -149,12 +149,13 @@ describe('the run viewer in a real browser', () => {
     expect(await main.locator('[data-total="status"]').innerText()).toBe('waiting for approval');
 
     expect(outsideRequests).toEqual([]);
+    expect(pageErrors).toEqual([]);
   });
 
   it('shows a run live while it is recorded, and a corrupt line as an error row without losing the rest', async () => {
     const dir = tempDir();
     const server = await serve(dir);
-    const { page } = await browse();
+    const { page, pageErrors } = await browse();
     await page.goto(server.url);
     await page.locator('.connection', { hasText: 'live' }).waitFor();
     await page.getByText('No runs recorded yet').waitFor();
@@ -179,6 +180,7 @@ describe('the run viewer in a real browser', () => {
     expect(await errors.innerText()).toContain('hand-edited.jsonl:1: not valid JSON');
     // The server goes on serving: the page still shows the run.
     expect(await page.locator('nav button[data-run-id="run-live"]').count()).toBe(1);
+    expect(pageErrors).toEqual([]);
   });
 
   it('refuses a request whose Host is not this machine (DNS rebinding), and serves only GET', async () => {
