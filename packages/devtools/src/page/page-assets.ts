@@ -1,4 +1,5 @@
 import { runDevtoolsPage } from './page-script.js';
+import { createRunStore } from './run-store.js';
 
 /** The page: a shell the script fills in. Everything it loads comes from the same server. */
 export const PAGE_HTML = `<!doctype html>
@@ -16,8 +17,8 @@ export const PAGE_HTML = `<!doctype html>
 </html>
 `;
 
-/** The page's script: the viewer function's own text, called once. */
-export const PAGE_SCRIPT = `"use strict";\n(${runDevtoolsPage.toString()})();\n`;
+/** The page's script: the viewer function's own text, called once with the run store's factory. */
+export const PAGE_SCRIPT = `"use strict";\n(${runDevtoolsPage.toString()})(${createRunStore.toString()});\n`;
 
 /** The page's style sheet (system fonts only: nothing is fetched from outside the machine). */
 export const PAGE_STYLE = `
