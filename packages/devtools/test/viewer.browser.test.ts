@@ -8,7 +8,13 @@ import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type DevtoolsServer, devtoolsListener, startDevtoolsServer } from '../src/index.js';
 import { openBrowser, type TestBrowser } from './browser.js';
-import { LEAKED_KEY, recordApprovalRun, recordPlanRun, recordWeatherRun } from './fixtures/record-runs.js';
+import {
+  LEAKED_KEY,
+  recordApprovalRun,
+  recordFailingRun,
+  recordPlanRun,
+  recordWeatherRun,
+} from './fixtures/record-runs.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -171,6 +177,16 @@ describe('the run viewer in a real browser', () => {
     expect(await page.locator('main [data-total="tokens"]').innerText()).toContain(
       `${result.usage.totalTokens} tokens`,
     );
+
+    // A run that fails shows how: its status, and the model call that failed with the provider's error.
+    const failed = await recordFailingRun(listener, 'run-failed');
+    expect(failed.finishReason).toBe('error');
+    await page.locator('nav button[data-run-id="run-failed"]', { hasText: 'error' }).waitFor();
+    await openRun(page, 'run-failed');
+    expect(await page.locator('main section.model-call').innerText()).toMatch(
+      /Model call 1 · scripted\/.+ · failed[\s\S]*rate_limited: .*Too many requests\./,
+    );
+    expect(await page.locator('main [data-total="status"]').innerText()).toBe('error');
 
     mkdirSync(dir, { recursive: true });
     appendFileSync(join(dir, 'hand-edited.jsonl'), '{"v":1,"seq":0,"recordedAt":\n');
