@@ -77,6 +77,7 @@ const EXPECTED_EXPORTS = {
   '@org/mcp': ['connectMcp', 'serveMcp', 'serveMcpHttp', 'createMcpServer', 'mcpToolInfo'],
   '@org/otel': ['otelListener', 'formatSpanTree'],
   '@org/code-mode': ['runCode', 'createCodeModeTool', 'formatCodeResult', 'declareTools'],
+  '@org/devtools': ['devtoolsListener', 'startDevtoolsServer', 'DevtoolsOptionError', 'readRow'],
   '@org/restate': ['createRestateAgent', 'createRestateToolService', 'restateToolSource'],
   '@org/ag-ui': [
     'createAgUiHandler',
@@ -155,6 +156,26 @@ const SMOKE_CALLS = {
     const result = await mod.runCode('return [1, 2, 3].map((n) => n * 2);', { tools: [] });
     assert.deepEqual(result.value, [2, 4, 6]);
     await mod.closeCodeSandboxes();
+  `,
+  // Records one event, reads it back as the viewer does, and serves the page on a free port of 127.0.0.1.
+  '@org/devtools': `
+    const { mkdtempSync, readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'devtools-smoke-'));
+    const listener = mod.devtoolsListener({ dir });
+    listener({ type: 'run-started', timestamp: 0, runId: 'r1' });
+    listener.close();
+    const row = mod.readRow(readFileSync(listener.file, 'utf8').trim(), 'f', 1, 65536);
+    assert.equal(row.kind, 'record');
+    const server = await mod.startDevtoolsServer({ dir, port: 0 });
+    try {
+      const page = await fetch(server.url);
+      assert.equal(page.status, 200);
+      assert.ok((await page.text()).includes('src="app.js"'));
+    } finally {
+      await server.close();
+    }
   `,
   // Options are checked where the workflow is made; a valid one is a Restate workflow definition. Nothing is served.
   '@org/restate': `

@@ -35,6 +35,10 @@ export interface DemoArguments {
   readonly eager: boolean;
   /** Print each run's trace tree (OpenTelemetry spans, GenAI conventions). */
   readonly trace: boolean;
+  /** Record the runs and serve the run viewer (`@org/devtools`) until Ctrl-C. */
+  readonly ui: boolean;
+  /** With `--ui`: the viewer's port (0 picks a free one). Default 4319. */
+  readonly uiPort?: number;
   readonly help: boolean;
 }
 
@@ -72,6 +76,10 @@ Options:
   --config <file>     Run an agent described in YAML (see examples/agent.yaml)
   --quiet             Print only the table and the timeline paths
   --trace             Print the trace tree of each run (OpenTelemetry spans, GenAI conventions)
+  --ui                Record the runs into .org-devtools/ and show them live in the run viewer
+                      (@org/devtools) on 127.0.0.1; it keeps serving after the runs until Ctrl-C (or
+                      SIGTERM: \`kill <pid>\` ends a non-interactive run)
+  --ui-port <port>    With --ui: the viewer's port (default 4319; 0 picks a free one)
   --help              Show this text
 `;
 
@@ -114,6 +122,20 @@ function httpUrl(flag: string, value: string): string {
   return value;
 }
 
+/** `--ui-port`'s value: a port number, given only with `--ui`. */
+function uiPortOf(value: string | undefined, ui: boolean): { uiPort?: number } {
+  if (value === undefined) return {};
+  if (!ui) throw new DemoUsageError({ flag: '--ui-port', message: '--ui-port applies to --ui: add --ui.' });
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(port <= 65_535)) {
+    throw new DemoUsageError({
+      flag: '--ui-port',
+      message: `--ui-port: '${value}' is not a port (0 to 65535).`,
+    });
+  }
+  return { uiPort: port };
+}
+
 const FLAGS = [
   '--task',
   '--mode',
@@ -129,6 +151,8 @@ const FLAGS = [
   '--quiet',
   '--no-eager',
   '--trace',
+  '--ui',
+  '--ui-port',
   '--help',
 ];
 
@@ -158,6 +182,7 @@ export function parseDemoArguments(argv: readonly string[], taskIds: readonly st
       flag === '--quiet' ||
       flag === '--no-eager' ||
       flag === '--trace' ||
+      flag === '--ui' ||
       flag === '--help'
     ) {
       flags.add(flag);
@@ -191,6 +216,8 @@ export function parseDemoArguments(argv: readonly string[], taskIds: readonly st
     quiet: flags.has('--quiet'),
     eager: !flags.has('--no-eager'),
     trace: flags.has('--trace'),
+    ui: flags.has('--ui'),
+    ...uiPortOf(values.get('--ui-port'), flags.has('--ui')),
     help: flags.has('--help'),
     ...(outDir === undefined ? {} : { outDir }),
     ...(provider === undefined

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type LanguageModel, OrgError, type ToolChoice } from '@org/core';
+import { errorMessageOf, type LanguageModel, OrgError, type ToolChoice } from '@org/core';
 import {
   type Clock,
   countTokens,
@@ -12,6 +12,7 @@ import {
 import { parseAgentConfig } from './agent-config.js';
 import { agentConfigToTask } from './agent-task.js';
 import type { DemoTask } from './demo-task.js';
+import { type DemoUi, startDemoUi } from './devtools-ui.js';
 import { DemoUsageError } from './errors.js';
 import { createLiveTrace } from './live-trace.js';
 import { createOfflineModel } from './offline-model.js';
@@ -160,6 +161,17 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<Demo
   const runs: ModeRun[] = [];
   const timelines: string[] = [];
   const traceRecorder = options.trace ? createTraceRecorder('org-demo') : undefined;
+  let ui: DemoUi | undefined;
+  if (options.ui) {
+    try {
+      ui = await startDemoUi(io.cwd, options.uiPort ?? 4319);
+    } catch (error) {
+      io.stderr(`org-demo: --ui: the run viewer could not start: ${errorMessageOf(error)}\n`);
+      return { exitCode: 2, runs: [], timelines: [] };
+    }
+    print(`Run viewer: ${ui.url} (recording into ${relative(io.cwd, ui.file)})`);
+  }
+  const runListeners = [traceRecorder?.listener, ui?.listener].filter((listener) => listener !== undefined);
   const setupFailures: string[] = [];
   everyTask: for (const { task, modes, toolChoice, maxParallelToolCalls, maxSteps } of tasks) {
     print();
@@ -195,7 +207,13 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<Demo
           ...(maxParallelToolCalls === undefined ? {} : { maxParallelToolCalls }),
           ...(maxSteps === undefined ? {} : { maxSteps }),
           ...(options.eager ? {} : { eagerToolExecution: false }),
-          ...(traceRecorder === undefined ? {} : { runListener: traceRecorder.listener }),
+          ...(runListeners.length === 0
+            ? {}
+            : {
+                runListener: (event) => {
+                  for (const listener of runListeners) listener(event);
+                },
+              }),
           ...(trace === undefined ? {} : { onEvent: trace.onEvent }),
         });
       } catch (error) {
@@ -237,6 +255,7 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<Demo
     }
   }
   if (io.signal?.aborted) {
+    await ui?.serveUntil(io.signal);
     io.stderr('org-demo: stopped.\n');
     return { exitCode: 130, runs, timelines };
   }
@@ -259,6 +278,11 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<Demo
   ];
   if (failures.length > 0) {
     io.stderr(`org-demo: ${failures.length} run(s) ended without an answer: ${failures.join('; ')}\n`);
+  }
+  if (ui !== undefined) {
+    print();
+    print(`Run viewer: ${ui.url} — serving until Ctrl-C.`);
+    await ui.serveUntil(io.signal);
   }
   return { exitCode: failures.length > 0 ? 1 : 0, runs, timelines };
 }
