@@ -4,6 +4,7 @@ import {
   OPENAI_STRICT_SCHEMA_FORMATS,
   OPENAI_STRICT_SCHEMA_KEYWORDS,
   OPENAI_STRICT_SCHEMA_MAX_PROPERTIES,
+  toGeminiOpenApiSchema,
 } from '@org/core';
 import { InvalidToolSchemaError } from './errors.js';
 import { defineOwn } from './json-parser.js';
@@ -11,7 +12,13 @@ import { normalizeJsonSchema } from './normalize-json-schema.js';
 import { isZodSchema, type LooseJsonSchema, type ZodSchema, zodToJsonSchema } from './zod-schema.js';
 
 /** The JSON Schema dialects tools are described in. */
-export type SchemaTarget = 'json-schema' | 'openai-strict' | 'anthropic' | 'bedrock';
+export type SchemaTarget =
+  | 'json-schema'
+  | 'openai-strict'
+  | 'anthropic'
+  | 'bedrock'
+  | 'gemini'
+  | 'gemini-openapi';
 
 /** Every `SchemaTarget`. */
 export const SCHEMA_TARGETS: readonly SchemaTarget[] = [
@@ -19,6 +26,8 @@ export const SCHEMA_TARGETS: readonly SchemaTarget[] = [
   'openai-strict',
   'anthropic',
   'bedrock',
+  'gemini',
+  'gemini-openapi',
 ];
 
 /** Options of `toJsonSchema`. */
@@ -73,6 +82,12 @@ function cloneSchema<T>(value: T): T {
  *   keywords removed and restated in the description. A schema strict mode cannot express (free-form objects,
  *   tuples, untyped values) is an `InvalidToolSchemaError`; `ToolRegistry.specs` then sends that tool non-strict.
  * - `anthropic`, `bedrock`: standard JSON Schema with an object at the root.
+ * - `gemini`: standard JSON Schema with an object at the root, for Gemini's `parametersJsonSchema` (property names
+ *   Gemini refuses are mapped by `@org/provider-google`, reversibly).
+ * - `gemini-openapi`: Gemini's older OpenAPI-subset `parameters` (`toGeminiOpenApiSchema` of `@org/core`): nullable
+ *   instead of null types, string-only enums, local references inlined, value-only constraints restated in the
+ *   description. A schema it cannot express (free-form objects, untyped values, tuples, recursion, `allOf`) is an
+ *   `InvalidToolSchemaError` naming the node.
  *
  * @example
  * toJsonSchema(z.object({ city: z.string(), days: z.number().optional() }), { target: 'openai-strict' });
@@ -94,6 +109,15 @@ export function toJsonSchema(
       assertObjectRoot(base, target, named);
       assertPropertyNames(base, '', target, named);
       return cloneSchema(base);
+    case 'gemini':
+      assertObjectRoot(base, target, named);
+      return cloneSchema(base);
+    case 'gemini-openapi': {
+      assertObjectRoot(base, target, named);
+      const converted = toGeminiOpenApiSchema(base);
+      if (!converted.ok) throw new InvalidToolSchemaError({ ...converted.refusal, target, ...named });
+      return cloneSchema(converted.schema);
+    }
     case 'openai-strict':
       assertObjectRoot(base, target, named);
       assertStrictLimits(base, named);
