@@ -48,6 +48,8 @@ export function convertMessages(messages: readonly Message[], options: ConvertOp
   const foreign: { messageIndex: number; provider: string }[] = [];
   let lateSystem = false;
   let mediaMoved = 0;
+  const replacedArguments: number[] = [];
+  const emptyDropped: number[] = [];
   let lastAssistant: AssistantMessage | undefined;
   let pendingResults: { message: ToolMessage; messageIndex: number }[] = [];
 
@@ -96,8 +98,15 @@ export function convertMessages(messages: readonly Message[], options: ConvertOp
         break;
       default: {
         lastAssistant = message;
-        const parts = convertAssistant(message, messageIndex, options.propertyNames, foreign);
+        const parts = convertAssistant(
+          message,
+          messageIndex,
+          options.propertyNames,
+          foreign,
+          replacedArguments,
+        );
         if (parts.length > 0) push({ role: 'model', parts });
+        else emptyDropped.push(messageIndex);
         break;
       }
     }
@@ -111,6 +120,22 @@ export function convertMessages(messages: readonly Message[], options: ConvertOp
       message:
         'Gemini takes instructions only in systemInstruction: system messages after the first turn were moved there.',
       details: { reason: 'system-message-moved' },
+    });
+  }
+  if (replacedArguments.length > 0) {
+    adjustments.push({
+      kind: 'history-rewritten',
+      message:
+        `Call arguments that are not a JSON object (in assistant message(s) ${[...new Set(replacedArguments)].join(', ')}) ` +
+        "were sent as {}: Gemini takes a function call's arguments only as an object.",
+      details: { reason: 'tool-arguments-replaced', messageIndexes: [...new Set(replacedArguments)] },
+    });
+  }
+  if (emptyDropped.length > 0) {
+    adjustments.push({
+      kind: 'history-rewritten',
+      message: `Assistant message(s) ${emptyDropped.join(', ')} had no text and no calls, and were left out: Gemini refuses an empty turn.`,
+      details: { reason: 'empty-assistant-message-dropped', messageIndexes: emptyDropped },
     });
   }
   if (mediaMoved > 0) {
@@ -138,18 +163,17 @@ function convertAssistant(
   messageIndex: number,
   propertyNames: PropertyNames,
   foreign: { messageIndex: number; provider: string }[],
+  replacedArguments: number[],
 ): Part[] {
   const calls = message.toolCalls ?? [];
   const callParts = new Map<string, Part>();
-  for (const [callIndex, call] of calls.entries()) {
+  for (const call of calls) {
     const id = wireCallId(call.id);
     callParts.set(call.id, {
       functionCall: {
         name: call.toolName,
-        args: argumentsObject(
-          propertyNames.argumentsToWire(call.toolName, call.arguments),
-          messageIndex,
-          callIndex,
+        args: argumentsObject(propertyNames.argumentsToWire(call.toolName, call.arguments), () =>
+          replacedArguments.push(messageIndex),
         ),
         ...(id === undefined ? {} : { id }),
       },
@@ -211,7 +235,8 @@ function thoughtPart(reasoning: ReasoningPart): Part {
   };
 }
 
-function argumentsObject(text: string, messageIndex: number, callIndex: number): Record<string, unknown> {
+/** The arguments as an object; a model's broken output (not a JSON object) is sent as `{}` and reported. */
+function argumentsObject(text: string, onReplaced: () => void): Record<string, unknown> {
   const parsed = readStrictJson(text);
   if (
     parsed.ok &&
@@ -221,13 +246,8 @@ function argumentsObject(text: string, messageIndex: number, callIndex: number):
   ) {
     return parsed.value as Record<string, unknown>;
   }
-  throw new InvalidRequestError({
-    provider: PROVIDER,
-    providerCode: 'invalid_history_arguments',
-    message:
-      `Tool call ${callIndex} of assistant message ${messageIndex} has arguments that are not a JSON object ` +
-      `(${parsed.ok ? 'another JSON value' : parsed.reason}); Gemini takes a call's arguments only as an object.`,
-  });
+  onReplaced();
+  return {};
 }
 
 function convertToolResult(

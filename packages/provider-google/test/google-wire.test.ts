@@ -594,3 +594,44 @@ describe('Vertex AI', () => {
     expect(project(server.requests[0] as never).messages.map((message) => message.role)).toEqual(['user']);
   });
 });
+
+describe('history rewrites', () => {
+  it('sends broken call arguments as {} and leaves out an empty assistant turn, reporting both', async () => {
+    server.enqueue({ type: 'response', text: 'ok' });
+    const response = await call(
+      {
+        messages: [
+          QUESTION,
+          { role: 'assistant', content: '' },
+          { role: 'user', content: 'Try again.' },
+          {
+            role: 'assistant',
+            content: '',
+            toolCalls: [{ id: 'b1', toolName: 'search', arguments: '{"query": "ro' }],
+          },
+          {
+            role: 'tool',
+            toolCallId: 'b1',
+            toolName: 'search',
+            content: 'Invalid arguments.',
+            isError: true,
+          },
+        ],
+        tools: TOOLS,
+      },
+      'generate',
+      'gemini-2.5-flash',
+    );
+    const contents = body().contents as Json[];
+    expect(contents.map((content) => content.role)).toEqual(['user', 'model', 'user']);
+    expect(contents[0]?.parts).toEqual([{ text: 'Weather in Paris and Rome?' }, { text: 'Try again.' }]);
+    expect(contents[1]?.parts).toEqual([{ functionCall: { id: 'b1', name: 'search', args: {} } }]);
+    expect(contents[2]?.parts).toEqual([
+      { functionResponse: { id: 'b1', name: 'search', response: { error: 'Invalid arguments.' } } },
+    ]);
+    const reasons = response.adjustments.map((adjustment) => adjustment.details?.reason);
+    expect(reasons).toEqual(
+      expect.arrayContaining(['tool-arguments-replaced', 'empty-assistant-message-dropped']),
+    );
+  });
+});
