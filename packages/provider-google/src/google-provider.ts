@@ -25,7 +25,7 @@ import { PROVIDER } from './provider-name.js';
 
 /**
  * Options of `createGoogle`: the Gemini API with a key, or Vertex AI with a project and a location (or an express-mode
- * key). Every field may be left out: the key then comes from `GEMINI_API_KEY` or `GOOGLE_API_KEY`, the project and
+ * key). Every field may be left out: the key then comes from `GOOGLE_API_KEY` or `GEMINI_API_KEY` (the SDK's order), the project and
  * location from `GOOGLE_CLOUD_PROJECT` and `GOOGLE_CLOUD_LOCATION`.
  *
  * @example
@@ -38,7 +38,7 @@ export interface GoogleProviderOptions {
    * options below that configure a client the provider creates.
    */
   readonly client?: GoogleGenAI | undefined;
-  /** The Gemini API key (or a Vertex AI express-mode key). Default: `GEMINI_API_KEY`, else `GOOGLE_API_KEY`. */
+  /** The Gemini API key (or a Vertex AI express-mode key). Default: `GOOGLE_API_KEY`, else `GEMINI_API_KEY`. */
   readonly apiKey?: string | undefined;
   /** `true` for Vertex AI (`{location}-aiplatform.googleapis.com`), authenticated with Google Cloud credentials. */
   readonly vertexai?: boolean | undefined;
@@ -144,12 +144,12 @@ export function createGoogle(options: GoogleProviderOptions = {}): GoogleProvide
       options.apiKey ??
       (vertexai && project !== undefined
         ? undefined
-        : (readEnvironment('GEMINI_API_KEY') ?? readEnvironment('GOOGLE_API_KEY')));
+        : (readEnvironment('GOOGLE_API_KEY') ?? readEnvironment('GEMINI_API_KEY')));
     if (!vertexai && apiKey === undefined) {
       throw new AuthenticationError({
         provider: PROVIDER,
         message:
-          'No API key for the Gemini API: pass createGoogle({ apiKey }), set GEMINI_API_KEY or GOOGLE_API_KEY, ' +
+          'No API key for the Gemini API: pass createGoogle({ apiKey }), set GOOGLE_API_KEY or GEMINI_API_KEY, ' +
           'or use Vertex AI with createGoogle({ vertexai: true, project, location }).',
       });
     }
@@ -165,7 +165,8 @@ export function createGoogle(options: GoogleProviderOptions = {}): GoogleProvide
         : { timeout: Math.min(options.timeout, MAX_TIMER_DELAY_MS) }),
     };
     client = new GoogleGenAI({
-      ...(vertexai ? { vertexai: true } : {}),
+      // Said explicitly, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot switch the endpoint behind the options.
+      vertexai,
       ...(apiKey === undefined ? {} : { apiKey }),
       ...(vertexai && project !== undefined ? { project } : {}),
       ...(vertexai && location !== undefined ? { location } : {}),
@@ -230,7 +231,7 @@ export function createGoogle(options: GoogleProviderOptions = {}): GoogleProvide
 }
 
 /**
- * The default provider: the Gemini API with the key from `GEMINI_API_KEY` (or `GOOGLE_API_KEY`).
+ * The default provider: the Gemini API with the key from `GOOGLE_API_KEY` (or `GEMINI_API_KEY`).
  *
  * @example
  * import { google } from '@org/provider-google';
