@@ -1,11 +1,12 @@
 import { AuthenticationError, type LanguageModel, type StreamPart } from '@org/core';
 import { createAnthropic } from '@org/provider-anthropic';
 import { createBedrock } from '@org/provider-bedrock';
+import { createGoogle } from '@org/provider-google';
 import { createOpenAI } from '@org/provider-openai';
 import { MissingCredentialsError } from './errors.js';
 
 /** The real providers the demo can run on. */
-export type RealProvider = 'openai' | 'anthropic' | 'bedrock';
+export type RealProvider = 'openai' | 'anthropic' | 'bedrock' | 'google';
 
 /**
  * The providers `--provider` accepts.
@@ -13,7 +14,7 @@ export type RealProvider = 'openai' | 'anthropic' | 'bedrock';
  * @example
  * REAL_PROVIDERS.includes(name as RealProvider);
  */
-export const REAL_PROVIDERS: readonly RealProvider[] = ['openai', 'anthropic', 'bedrock'];
+export const REAL_PROVIDERS: readonly RealProvider[] = ['openai', 'anthropic', 'bedrock', 'google'];
 
 /** The OpenAI APIs the demo can speak: Responses (the default) or Chat Completions (local compatible servers). */
 export type OpenAIApi = 'responses' | 'chat';
@@ -89,7 +90,14 @@ export function missingCredentials(provider: RealProvider, environment: Environm
       return isSet(environment, 'ANTHROPIC_API_KEY') ? [] : ['ANTHROPIC_API_KEY'];
     case 'bedrock':
       return bedrockRegion(environment) === undefined ? ['AWS_REGION or AWS_DEFAULT_REGION'] : [];
+    case 'google':
+      return googleApiKey(environment) === undefined ? ['GOOGLE_API_KEY or GEMINI_API_KEY'] : [];
   }
+}
+
+/** The Gemini API key, in the SDK's order of precedence. */
+function googleApiKey(environment: Environment): string | undefined {
+  return variable(environment, 'GOOGLE_API_KEY') ?? variable(environment, 'GEMINI_API_KEY');
 }
 
 function bedrockRegion(environment: Environment): string | undefined {
@@ -196,6 +204,14 @@ export function createProviderModel(
       return withBedrockCredentialsHint(
         createBedrock({ region, ...(profile === undefined ? {} : { profile }) })(modelId, settings),
       );
+    }
+    case 'google': {
+      // GOOGLE_GEMINI_BASE_URL (the SDK's own variable) points the demo at another Gemini API endpoint.
+      const baseURL = variable(environment, 'GOOGLE_GEMINI_BASE_URL');
+      return createGoogle({
+        apiKey: googleApiKey(environment) ?? '',
+        ...(baseURL === undefined ? {} : { baseURL }),
+      })(modelId, settings);
     }
   }
 }
