@@ -69,10 +69,18 @@ export class GoogleLanguageModel implements LanguageModel {
     const operation = `The ${PROVIDER} stream from '${this.modelId}'`;
     let assembler: StreamAssembler | undefined;
     let chunks: AsyncGenerator<GenerateContentResponse> | undefined;
+    // The SDK's stream only releases its reader when left early; aborting the request is what closes the connection.
+    const connection = new AbortController();
+    const abortSignal =
+      request.signal === undefined ? connection.signal : AbortSignal.any([request.signal, connection.signal]);
     try {
       const built = this.build(request);
-      chunks = await this.send(built, request.signal, operation, (client, params) =>
-        client.models.generateContentStream(params),
+      chunks = await this.send(
+        built,
+        request.signal,
+        operation,
+        (client, params) => client.models.generateContentStream(params),
+        abortSignal,
       );
       assembler = new StreamAssembler(built);
       for (;;) {
@@ -89,6 +97,7 @@ export class GoogleLanguageModel implements LanguageModel {
       yield { type: 'error', error: this.streamError(error, request.signal, operation, assembler) };
     } finally {
       // A consumer that stops reading early closes the connection here.
+      connection.abort();
       await chunks?.return(undefined).catch(() => undefined);
     }
   }
@@ -115,11 +124,12 @@ export class GoogleLanguageModel implements LanguageModel {
     signal: AbortSignal | undefined,
     operation: string,
     call: (client: GoogleGenAI, params: GenerateContentParameters) => Promise<T>,
+    abortSignal: AbortSignal | undefined = signal,
   ): Promise<T> {
     const client = this.config.getClient();
     const params: GenerateContentParameters = {
       ...built.params,
-      config: { ...built.params.config, ...(signal === undefined ? {} : { abortSignal: signal }) },
+      config: { ...built.params.config, ...(abortSignal === undefined ? {} : { abortSignal }) },
     };
     return withRetries(() => call(client, params), {
       retry: this.config.retry,

@@ -166,6 +166,9 @@ export class StreamAssembler {
   #part(part: Readonly<Record<string, unknown>>, what: string): StreamPart[] {
     const signature = optionalStringField(part, 'thoughtSignature', what);
     const call = field(part, 'functionCall');
+    if (call !== undefined && field(part, 'text') !== undefined) {
+      throw invalidResponse(`${what} has both a functionCall and text; a part carries one of them.`);
+    }
     if (call !== undefined) {
       return [
         ...this.#closeThought(undefined),

@@ -15,7 +15,7 @@ runConformanceSuite(
 );
 
 runConformanceSuite(
-  createGoogleHarness({ name: 'google (Vertex AI)', modelId: 'gemini-live-preview', vertex: true }),
+  createGoogleHarness({ name: 'google (Vertex AI)', modelId: 'gemini-flash-latest', vertex: true }),
 );
 
 runConformanceSuite(

@@ -58,6 +58,8 @@ export interface FakeGoogleServer {
   /** The base URL for the SDK's `httpOptions.baseUrl`. */
   readonly baseURL: string;
   readonly requests: readonly ReceivedRequest[];
+  /** How many answers the client closed before they ended (a consumer that stopped reading). */
+  closedEarly(): number;
   enqueue(reply: ScriptedReply | RawReply | GeminiReply): void;
   /** Signs `part` with a fresh signature the server will accept back (Gemini 3's thought signatures). */
   sign(part: Json): Json;
@@ -276,6 +278,7 @@ export async function startFakeGoogleServer(): Promise<FakeGoogleServer> {
   const sockets = new Set<Socket>();
   const issued = new Set<string>();
   let signatures = 0;
+  let closedEarly = 0;
 
   const handle = (request: IncomingMessage, response: ServerResponse, raw: string): void => {
     const route = ROUTE.exec(request.url ?? '');
@@ -330,6 +333,9 @@ export async function startFakeGoogleServer(): Promise<FakeGoogleServer> {
       raw += chunk.toString('utf8');
     });
     request.on('end', () => handle(request, response, raw));
+    response.on('close', () => {
+      if (!response.writableEnded) closedEarly += 1;
+    });
   });
   server.on('connection', (socket) => {
     sockets.add(socket);
@@ -340,6 +346,7 @@ export async function startFakeGoogleServer(): Promise<FakeGoogleServer> {
   return {
     baseURL: `http://127.0.0.1:${port}`,
     requests,
+    closedEarly: () => closedEarly,
     enqueue: (reply) => {
       queue.push(reply);
     },

@@ -6,7 +6,7 @@ import {
   type StreamPart,
   type ToolSpec,
 } from '@org/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   type FakeGoogleServer,
   geminiProvider,
@@ -442,6 +442,17 @@ describe('streaming', () => {
     expect(last?.type === 'error' ? (last.error as { code?: string }).code : last?.type).toBe(
       'incomplete_tool_call',
     );
+  });
+
+  it('a consumer that stops reading early closes the connection', async () => {
+    server.enqueue({ type: 'stall', text: 'Thinking about it' });
+    for await (const part of geminiProvider(server.baseURL)('gemini-3-flash').stream({
+      messages: [QUESTION],
+    })) {
+      expect(part.type).toBe('text-delta');
+      break;
+    }
+    await vi.waitFor(() => expect(server.closedEarly()).toBe(1));
   });
 
   it('a stream that ends cleanly without a finish reason is a StreamInterruptedError with the partial text', async () => {
