@@ -181,18 +181,25 @@ function convertAssistant(
   }
   const parts: Part[] = [];
   let textDone = 0;
-  const emitText = (end: number, signature?: string): void => {
-    const bounded = Math.min(end, message.content.length);
-    if (bounded > textDone || signature !== undefined) {
-      parts.push({
-        text: message.content.slice(textDone, bounded),
-        ...(signature === undefined ? {} : { thoughtSignature: signature }),
-      });
-    }
+  const text = message.content;
+  const emitText = (end: number): void => {
+    const bounded = Math.min(end, text.length);
+    if (bounded > textDone) parts.push({ text: text.slice(textDone, bounded) });
     textDone = Math.max(textDone, bounded);
   };
+  /** The signed text part exactly as it came: the text before it first, then its own range with the signature. */
+  const emitSignedText = (start: number, end: number, signature: string | undefined): void => {
+    emitText(start);
+    const from = Math.max(textDone, Math.min(start, text.length));
+    const to = Math.max(from, Math.min(end, text.length));
+    parts.push({
+      text: text.slice(from, to),
+      ...(signature === undefined ? {} : { thoughtSignature: signature }),
+    });
+    textDone = to;
+  };
   const emitCallsUpTo = (toolCallId: string | undefined): void => {
-    emitText(message.content.length);
+    emitText(text.length);
     for (const call of calls) {
       const part = callParts.get(call.id);
       if (part !== undefined) {
@@ -212,7 +219,7 @@ function convertAssistant(
     if (anchor === undefined) {
       parts.push(thoughtPart(reasoning));
     } else if (anchor.kind === 'text') {
-      emitText(anchor.end, reasoning.signature);
+      emitSignedText(anchor.start, anchor.end, reasoning.signature);
     } else {
       const part = callParts.get(anchor.toolCallId);
       if (part === undefined) continue; // its call is not in this turn: nothing to sign

@@ -6,16 +6,19 @@
 
 const PREFIX = 'gemini-part:';
 
-/** The part a signature belongs to: a function call by its id, or the text of the turn up to `end` characters. */
+/**
+ * The part a signature belongs to: a function call by its id, or the text part that covered characters `start` to
+ * `end` of the turn's text (an empty part, `start === end`, is how a stream often ends: a signature and no text).
+ */
 export type PartAnchor =
   | { readonly kind: 'function-call'; readonly toolCallId: string }
-  | { readonly kind: 'text'; readonly end: number };
+  | { readonly kind: 'text'; readonly start: number; readonly end: number };
 
 /** The `ReasoningPart.id` that names `anchor`. */
 export function anchorId(anchor: PartAnchor): string {
   return anchor.kind === 'function-call'
     ? `${PREFIX}function-call:${anchor.toolCallId}`
-    : `${PREFIX}text:${anchor.end}`;
+    : `${PREFIX}text:${anchor.start}-${anchor.end}`;
 }
 
 /** The anchor a `ReasoningPart.id` names, or `undefined` for a thought (any other id, or none). */
@@ -25,6 +28,9 @@ export function readAnchor(id: string | undefined): PartAnchor | undefined {
   if (rest.startsWith('function-call:')) {
     return { kind: 'function-call', toolCallId: rest.slice('function-call:'.length) };
   }
-  const end = /^text:(\d{1,15})$/.exec(rest)?.[1];
-  return end === undefined ? undefined : { kind: 'text', end: Number(end) };
+  const range = /^text:(\d{1,15})-(\d{1,15})$/.exec(rest);
+  if (range === null) return undefined;
+  const start = Number(range[1]);
+  const end = Number(range[2]);
+  return start <= end ? { kind: 'text', start, end } : undefined;
 }

@@ -191,12 +191,14 @@ export class StreamAssembler {
       throw invalidResponse(`${what} is a ${kind} part, which a tool-calling answer never has.`);
     if (text === undefined && signature === undefined) return [];
     const parts = this.#closeThought(undefined);
+    const start = this.#text.length;
     if (text !== undefined && text !== '') {
       this.#text += text;
       parts.push({ type: 'text-delta', delta: text });
     }
-    if (signature !== undefined)
-      parts.push(this.#anchored(signature, anchorId({ kind: 'text', end: this.#text.length })));
+    if (signature !== undefined) {
+      parts.push(this.#anchored(signature, anchorId({ kind: 'text', start, end: this.#text.length })));
+    }
     return parts;
   }
 

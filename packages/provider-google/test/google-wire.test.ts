@@ -293,6 +293,46 @@ describe('thought signatures', () => {
     });
   }
 
+  for (const mode of ['generate', 'stream'] as const) {
+    it(`a signature on a text part in the middle, and on an empty closing part, stays on that part · ${mode}`, async () => {
+      const middle = server.sign({ text: 'world' });
+      const closing = server.sign({ text: '' });
+      server.enqueue({
+        type: 'gemini',
+        chunks: [
+          chunk([{ text: 'Hello ' }]),
+          chunk([middle]),
+          chunk([{ text: '!' }]),
+          chunk([closing]),
+          finish(),
+        ],
+      });
+      const answer = await call({ messages: [QUESTION] }, mode);
+      expect(answer.text).toBe('Hello world!');
+      server.enqueue({ type: 'response', text: 'ok' });
+      await call(
+        {
+          messages: [
+            QUESTION,
+            {
+              role: 'assistant',
+              content: answer.text,
+              ...(answer.reasoning ? { reasoning: answer.reasoning } : {}),
+            },
+            { role: 'user', content: 'Again?' },
+          ],
+        },
+        'generate',
+      );
+      expect((body(1).contents as Json[])[1]?.parts).toEqual([
+        { text: 'Hello ' },
+        { text: 'world', thoughtSignature: middle.thoughtSignature },
+        { text: '!' },
+        { text: '', thoughtSignature: closing.thoughtSignature },
+      ]);
+    });
+  }
+
   it('Gemini 3 refuses a function-calling turn whose signature is missing: a typed InvalidRequestError', async () => {
     const error = await call(
       {
