@@ -132,6 +132,9 @@ const FAMILIES = Object.keys(GOOGLE_MODEL_FAMILIES) as GoogleModelFamily[];
 export function createGoogle(options: GoogleProviderOptions = {}): GoogleProvider {
   validateOptions(options);
   if (options.apiKey !== undefined) registerSecret(options.apiKey);
+  // The SDK keeps a ready client's key in a private field; it is read once, only to keep it out of every error.
+  const givenKey: unknown = (options.client as { apiKey?: unknown } | undefined)?.apiKey;
+  if (typeof givenKey === 'string') registerSecret(givenKey);
   registerHeaderSecrets(options.headers);
 
   let client: GoogleGenAI | undefined = options.client;

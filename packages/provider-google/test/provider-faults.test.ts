@@ -1,3 +1,4 @@
+import { GoogleGenAI } from '@google/genai';
 import {
   AuthenticationError,
   collectStream,
@@ -158,6 +159,24 @@ describe('options', () => {
     expect(() => createGoogle({ apiKey: 'k' })('gemini-3-flash', { family: 'gemini-9' as never })).toThrow(
       /settings.family/,
     );
+  });
+
+  it('uses a ready client as is (its key, endpoint and headers), its key kept out of errors', async () => {
+    server.enqueue({ type: 'response', text: 'From the ready client.' });
+    server.enqueue({ type: 'error', status: 400, message: 'API key not valid: ready-client-key-7d3e.' });
+    const client = new GoogleGenAI({
+      apiKey: 'ready-client-key-7d3e',
+      httpOptions: { baseUrl: server.baseURL, headers: { 'x-team': 'search' } },
+    });
+    const model = createGoogle({ client, maxRetries: 0 })('gemini-2.5-flash');
+    const response = await model.generate({ messages: MESSAGES });
+    expect(response.text).toBe('From the ready client.');
+    expect(server.requests[0]?.headers['x-goog-api-key']).toBe('ready-client-key-7d3e');
+    // Its key is a registered secret too.
+    const error = await model.generate({ messages: MESSAGES }).catch((thrown: unknown) => thrown);
+    expect(String(error)).toContain('API key not valid');
+    expect(String(error)).not.toContain('ready-client-key-7d3e');
+    expect(server.requests[0]?.headers['x-team']).toBe('search');
   });
 
   it('refuses unknown and conflicting thinking options before sending', async () => {
