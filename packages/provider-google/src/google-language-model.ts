@@ -129,7 +129,12 @@ export class GoogleLanguageModel implements LanguageModel {
     const client = this.config.getClient();
     const params: GenerateContentParameters = {
       ...built.params,
-      config: { ...built.params.config, ...(abortSignal === undefined ? {} : { abortSignal }) },
+      config: {
+        ...built.params.config,
+        // The SDK's retries off for this request, a ready client's included: `withRetries` retries, once.
+        httpOptions: { retryOptions: { attempts: 1 } },
+        ...(abortSignal === undefined ? {} : { abortSignal }),
+      },
     };
     return withRetries(() => call(client, params), {
       retry: this.config.retry,

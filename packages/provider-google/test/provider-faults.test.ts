@@ -179,6 +179,20 @@ describe('options', () => {
     expect(server.requests[0]?.headers['x-team']).toBe('search');
   });
 
+  it("turns a ready client's own retries off: only the provider's retries run", async () => {
+    server.enqueue({ type: 'error', status: 503, message: 'Overloaded.' });
+    server.enqueue({ type: 'response', text: 'Too late.' });
+    const client = new GoogleGenAI({
+      apiKey: 'ready-client-key',
+      httpOptions: { baseUrl: server.baseURL, retryOptions: { attempts: 5, initialDelay: 0.01 } },
+    });
+    const error = await createGoogle({ client, maxRetries: 0 })('gemini-2.5-flash')
+      .generate({ messages: MESSAGES })
+      .catch((thrown: unknown) => thrown);
+    expect(ProviderUnavailableError.isInstance(error)).toBe(true);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('refuses unknown and conflicting thinking options before sending', async () => {
     const { model } = provider();
     for (const options of [
