@@ -30,6 +30,8 @@ export interface GoogleLanguageModelConfig {
   readonly traits: GoogleFamilyTraits;
   readonly contentLimits: ContentLimits;
   readonly retry: ResolvedRetryOptions;
+  /** The per-attempt timeout the provider gave the SDK, so that its timer firing reads as a `TimeoutError`. */
+  readonly timeoutMs?: number | undefined;
 }
 
 /**
@@ -61,7 +63,7 @@ export class GoogleLanguageModel implements LanguageModel {
       );
       return mapResponse(response, built, { includeRawResponse: request.includeRawResponse === true });
     } catch (error) {
-      throw mapThrownError(error, request.signal, operation);
+      throw mapThrownError(error, request.signal, operation, this.config.timeoutMs);
     }
   }
 
@@ -140,7 +142,7 @@ export class GoogleLanguageModel implements LanguageModel {
       retry: this.config.retry,
       signal,
       operation,
-      classify: (thrown) => ({ error: mapThrownError(thrown, signal, operation) }),
+      classify: (thrown) => ({ error: mapThrownError(thrown, signal, operation, this.config.timeoutMs) }),
     });
   }
 
@@ -166,8 +168,8 @@ export class GoogleLanguageModel implements LanguageModel {
   ): Error {
     if (signal?.aborted) return new AbortedError({ operation, cause: signal.reason });
     if (OrgError.isInstance(error) || assembler === undefined)
-      return mapThrownError(error, signal, operation);
-    const mapped = mapThrownError(error, signal, operation);
+      return mapThrownError(error, signal, operation, this.config.timeoutMs);
+    const mapped = mapThrownError(error, signal, operation, this.config.timeoutMs);
     if (
       mapped.code !== 'provider_unavailable' ||
       (mapped as { providerCode?: string }).providerCode !== 'connection_error'

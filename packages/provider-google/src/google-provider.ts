@@ -224,6 +224,9 @@ export function createGoogle(options: GoogleProviderOptions = {}): GoogleProvide
       traits,
       contentLimits: resolveContentLimits(settings.contentLimits),
       retry: resolveProviderRetryOptions({ ...retryInput, modelRetry: settings.retry }),
+      ...(options.timeout === undefined || options.timeout === Number.POSITIVE_INFINITY
+        ? {}
+        : { timeoutMs: Math.min(options.timeout, MAX_TIMER_DELAY_MS) }),
     });
   };
 

@@ -9,6 +9,7 @@ import {
   ProviderUnavailableError,
   RateLimitError,
   readStrictJson,
+  TimeoutError,
 } from '@org/core';
 import { PROVIDER } from './provider-name.js';
 import { arrayField, field } from './wire-values.js';
@@ -95,17 +96,21 @@ export function mapApiError(status: number, sdkMessage: string, cause: unknown):
 }
 
 /**
- * Whatever a call threw, as an error of the family: an abort → `AbortedError`, an error of the family as is, the
- * SDK's `ApiError` by status, anything else (a refused connection, a reset socket) → `ProviderUnavailableError`
- * (retryable).
+ * Whatever a call threw, as an error of the family: an abort → `AbortedError`, the SDK's own timer firing (an
+ * `AbortError` nobody asked for, with `timeoutMs` set) → `TimeoutError`, an error of the family as is, the SDK's
+ * `ApiError` by status, anything else (a refused connection, a reset socket) → `ProviderUnavailableError` (retryable).
  */
 export function mapThrownError(
   thrown: unknown,
   signal: AbortSignal | undefined,
   operation: string,
+  timeoutMs?: number,
 ): OrgError {
   if (signal?.aborted) return new AbortedError({ operation, cause: signal.reason });
   if (OrgError.isInstance(thrown)) return thrown;
+  if (timeoutMs !== undefined && thrown instanceof Error && thrown.name === 'AbortError') {
+    return new TimeoutError({ operation, timeoutMs, cause: thrown });
+  }
   const apiError = apiErrorOf(thrown);
   if (apiError !== undefined) return mapApiError(apiError.status, apiError.message, thrown);
   return new ProviderUnavailableError({

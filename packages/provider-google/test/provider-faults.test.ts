@@ -7,6 +7,7 @@ import {
   ProviderUnavailableError,
   RateLimitError,
   type StreamPart,
+  TimeoutError,
 } from '@org/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGoogle, FunctionCallFailedError } from '../src/index.js';
@@ -99,6 +100,21 @@ describe('provider faults', () => {
     });
     expect(seen).not.toContain(PLANTED_KEY);
     expect(seen).toContain('API key not valid');
+  });
+
+  it('an attempt that runs past timeout is a TimeoutError, for generate and stream', async () => {
+    server.enqueue({ type: 'stall' });
+    server.enqueue({ type: 'stall' });
+    const model = createGoogle({ apiKey: PLANTED_KEY, baseURL: server.baseURL, maxRetries: 0, timeout: 50 })(
+      'gemini-2.5-flash',
+    );
+    const error = await model.generate({ messages: MESSAGES }).catch((thrown: unknown) => thrown);
+    expect(TimeoutError.isInstance(error), String(error)).toBe(true);
+    expect((error as TimeoutError).timeoutMs).toBe(50);
+    const parts: StreamPart[] = [];
+    for await (const part of model.stream({ messages: MESSAGES })) parts.push(part);
+    const last = parts.at(-1);
+    expect(last?.type === 'error' && TimeoutError.isInstance(last.error), String(last?.type)).toBe(true);
   });
 
   it('maps an error sent inside a stream to the error family', async () => {
