@@ -4,6 +4,7 @@ import {
   assertContentWithinLimits,
   assertToolCallPairing,
   type ContentLimits,
+  InvalidProviderOptionsError,
   InvalidRequestError,
   type ModelCapabilities,
   type ModelRequest,
@@ -30,6 +31,8 @@ export interface BuildContext {
   readonly capabilities: ModelCapabilities;
   readonly traits: GoogleFamilyTraits;
   readonly contentLimits: ContentLimits;
+  /** Whether the client speaks to Vertex AI (asked only when an option needs it). */
+  readonly isVertexAI: () => boolean;
 }
 
 /**
@@ -53,7 +56,21 @@ export function buildRequest(request: ModelRequest, context: BuildContext): Buil
     });
   }
   const options = readProviderOptions(request.providerOptions);
-  const tools = prepareTools(request, { capabilities, traits, modelId, validated: options.validated });
+  if (options.streamFunctionCallArguments && !context.isVertexAI()) {
+    throw new InvalidProviderOptionsError({
+      provider: PROVIDER,
+      option: `providerOptions.${PROVIDER}.streamFunctionCallArguments`,
+      message:
+        'streamFunctionCallArguments is a Vertex AI option: the Gemini API does not stream argument fragments.',
+    });
+  }
+  const tools = prepareTools(request, {
+    capabilities,
+    traits,
+    modelId,
+    validated: options.validated,
+    streamFunctionCallArguments: options.streamFunctionCallArguments,
+  });
   const converted = convertMessages(request.messages, {
     propertyNames: tools.propertyNames,
     mediaInFunctionResponses: traits.mediaInFunctionResponses,

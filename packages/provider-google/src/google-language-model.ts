@@ -2,7 +2,6 @@ import type { GenerateContentParameters, GenerateContentResponse, GoogleGenAI } 
 import {
   AbortedError,
   type ContentLimits,
-  IncompleteToolCallError,
   type LanguageModel,
   type ModelCapabilities,
   type ModelRequest,
@@ -91,7 +90,7 @@ export class GoogleLanguageModel implements LanguageModel {
         yield* assembler.push(next.value);
       }
       // Gemini has no end-of-stream marker: an answer without a finish reason was cut short.
-      if (!assembler.finished && assembler.continuingCall === undefined) {
+      if (!assembler.finished && assembler.incompleteCallError() === undefined) {
         throw this.interrupted(assembler, 'the stream ended before Gemini finished the answer.', undefined);
       }
       yield* assembler.finish();
@@ -117,6 +116,7 @@ export class GoogleLanguageModel implements LanguageModel {
       capabilities: this.capabilities,
       traits: this.config.traits,
       contentLimits: this.config.contentLimits,
+      isVertexAI: () => this.config.getClient().vertexai,
     });
   }
 
@@ -176,14 +176,8 @@ export class GoogleLanguageModel implements LanguageModel {
     ) {
       return mapped;
     }
-    const continuing = assembler.continuingCall;
-    if (continuing !== undefined) {
-      return new IncompleteToolCallError({
-        toolCallId: continuing.id,
-        toolName: continuing.toolName,
-        partialArguments: '',
-      });
-    }
+    const incomplete = assembler.incompleteCallError();
+    if (incomplete !== undefined) return incomplete;
     return this.interrupted(assembler, 'the connection was lost mid-stream.', error);
   }
 }

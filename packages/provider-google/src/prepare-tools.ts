@@ -93,6 +93,7 @@ export function prepareTools(
     readonly traits: GoogleFamilyTraits;
     readonly modelId: string;
     readonly validated: boolean;
+    readonly streamFunctionCallArguments: boolean;
   },
 ): PreparedTools {
   const { capabilities, modelId } = context;
@@ -155,6 +156,7 @@ export function prepareTools(
         functionCallingConfig: {
           mode,
           ...(choice.type === 'tool' ? { allowedFunctionNames: [choice.toolName] } : {}),
+          ...(context.streamFunctionCallArguments ? { streamFunctionCallArguments: true } : {}),
         },
       },
       instruction: undefined,
@@ -173,7 +175,12 @@ export function prepareTools(
   });
   return {
     tools,
-    toolConfig: { functionCallingConfig: { mode: MODES.auto } },
+    toolConfig: {
+      functionCallingConfig: {
+        mode: MODES.auto,
+        ...(context.streamFunctionCallArguments ? { streamFunctionCallArguments: true } : {}),
+      },
+    },
     instruction,
     policy: ToolCallPolicy.forEmulatedChoice(choice),
     propertyNames,

@@ -25,9 +25,19 @@ export interface GoogleRequestOptions {
   readonly functionCallingMode?: 'VALIDATED';
   /** The name of a cached content (`cachedContents/...`) the request builds on. */
   readonly cachedContent?: string;
+  /**
+   * Vertex AI only: stream each call's arguments in fragments (`functionCallingConfig.streamFunctionCallArguments`);
+   * the call's `tool-call-start` then comes with its first fragment, its `tool-call` once the last one arrived.
+   */
+  readonly streamFunctionCallArguments?: boolean;
 }
 
-const KEYS: readonly string[] = ['thinkingConfig', 'functionCallingMode', 'cachedContent'];
+const KEYS: readonly string[] = [
+  'thinkingConfig',
+  'functionCallingMode',
+  'cachedContent',
+  'streamFunctionCallArguments',
+];
 const THINKING_KEYS: readonly string[] = ['thinkingBudget', 'thinkingLevel', 'includeThoughts'];
 const LEVELS: readonly string[] = ['minimal', 'low', 'medium', 'high'];
 
@@ -36,6 +46,7 @@ export interface ResolvedRequestOptions {
   readonly thinkingConfig: ThinkingConfig | undefined;
   readonly validated: boolean;
   readonly cachedContent: string | undefined;
+  readonly streamFunctionCallArguments: boolean;
 }
 
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
@@ -55,6 +66,7 @@ export function readProviderOptions(providerOptions: ProviderOptions | undefined
     thinkingConfig: undefined,
     validated: false,
     cachedContent: undefined,
+    streamFunctionCallArguments: false,
   };
   if (providerOptions === undefined || !Object.hasOwn(providerOptions, PROVIDER)) return none;
   const options: unknown = providerOptions[PROVIDER];
@@ -131,9 +143,14 @@ export function readProviderOptions(providerOptions: ProviderOptions | undefined
   if (cachedContent !== undefined && (typeof cachedContent !== 'string' || cachedContent === '')) {
     fail('.cachedContent', 'cachedContent must be the name of a cached content, e.g. cachedContents/abc123.');
   }
+  const streamArguments = own(options, 'streamFunctionCallArguments');
+  if (streamArguments !== undefined && typeof streamArguments !== 'boolean') {
+    fail('.streamFunctionCallArguments', 'streamFunctionCallArguments must be a boolean.');
+  }
   return {
     thinkingConfig,
     validated: mode === 'VALIDATED',
     cachedContent: cachedContent as string | undefined,
+    streamFunctionCallArguments: streamArguments === true,
   };
 }

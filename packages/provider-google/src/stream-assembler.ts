@@ -13,6 +13,7 @@ import { FunctionCallFailedError } from './function-call-failed-error.js';
 import { FAILED_FUNCTION_CALL_REASONS, mapFinishReason } from './map-finish-reason.js';
 import { mapUsage } from './map-usage.js';
 import { anchorId } from './part-anchors.js';
+import { PartialArguments } from './partial-arguments.js';
 import type { PropertyNames } from './property-names.js';
 import { PROVIDER } from './provider-name.js';
 import {
@@ -23,6 +24,15 @@ import {
   optionalStringField,
   stringField,
 } from './wire-values.js';
+
+/** A call whose arguments arrive in fragments (`streamFunctionCallArguments`). */
+interface ContinuingCall {
+  readonly id: string;
+  readonly toolName: string;
+  readonly accepted: boolean;
+  readonly args: PartialArguments;
+  signature: string | undefined;
+}
 
 /** What the assembler needs from the request. */
 export interface AssemblerContext {
@@ -66,7 +76,7 @@ export class StreamAssembler {
   readonly #rejected: ToolCall[] = [];
   #text = '';
   #thought: { text: string } | undefined;
-  #continuing: { id: string; toolName: string } | undefined;
+  #continuing: ContinuingCall | undefined;
   #finishReason: string | undefined;
   #finishMessage: string | undefined;
   #blockReason: string | undefined;
@@ -87,9 +97,19 @@ export class StreamAssembler {
     return this.#finishReason !== undefined || this.#blockReason !== undefined;
   }
 
-  /** A call whose arguments were still arriving (`willContinue`), if any. */
-  get continuingCall(): { readonly id: string; readonly toolName: string } | undefined {
-    return this.#continuing;
+  /**
+   * The error for a call whose argument fragments were still arriving when the answer ended or was cut, with the
+   * arguments received so far; `undefined` when no accepted call was incomplete.
+   */
+  incompleteCallError(finishReason?: string): IncompleteToolCallError | undefined {
+    const call = this.#continuing;
+    if (call === undefined || !call.accepted) return undefined;
+    return new IncompleteToolCallError({
+      toolCallId: call.id,
+      toolName: call.toolName,
+      partialArguments: this.#context.propertyNames.argumentsFromWire(call.toolName, call.args.text()),
+      ...(finishReason === undefined ? {} : { finishReason }),
+    });
   }
 
   /** The parts for one response or chunk. */
@@ -132,13 +152,16 @@ export class StreamAssembler {
   /** The closing parts once the answer is complete; throws the typed error of an answer that failed. */
   finish(): StreamPart[] {
     const parts = this.#closeThought(undefined);
-    const continuing = this.#continuing;
-    if (continuing !== undefined) {
-      throw new IncompleteToolCallError({
-        toolCallId: continuing.id,
-        toolName: continuing.toolName,
-        partialArguments: '',
-        ...(this.#finishReason === undefined ? {} : { finishReason: this.#finishReason }),
+    const incomplete = this.incompleteCallError(this.#finishReason);
+    if (incomplete !== undefined) throw incomplete;
+    const rejectedCut = this.#continuing;
+    if (rejectedCut !== undefined) {
+      // A call the tool-call policy rejects is reported with the others, complete or not.
+      this.#continuing = undefined;
+      this.#rejected.push({
+        id: rejectedCut.id,
+        toolName: rejectedCut.toolName,
+        arguments: rejectedCut.args.text(),
       });
     }
     const raw = this.#finishReason ?? this.#blockReason;
@@ -207,40 +230,89 @@ export class StreamAssembler {
     signature: string | undefined,
     what: string,
   ): StreamPart[] {
-    if (
-      this.#continuing !== undefined ||
-      field(call, 'willContinue') === true ||
-      field(call, 'partialArgs') !== undefined
-    ) {
-      // Argument fragments come only with `streamFunctionCallArguments` (Vertex AI), which this adapter never asks
-      // for; a call announced as continuing is kept so that a stream ending before it completes says so.
-      if (this.#continuing === undefined) {
-        this.#continuing = {
-          id: optionalStringField(call, 'id', `${what}.functionCall`) ?? generateCallId(),
-          toolName: optionalStringField(call, 'name', `${what}.functionCall`) ?? '',
-        };
-        return [];
-      }
-      throw invalidResponse(
-        `${what}.functionCall continues a call in argument fragments (streamFunctionCallArguments), which this adapter does not request.`,
-      );
+    const continues = field(call, 'willContinue') === true;
+    if (this.#continuing !== undefined || continues || field(call, 'partialArgs') !== undefined) {
+      return this.#fragment(call, signature, continues, what);
     }
     const toolName = stringField(call, 'name', `${what}.functionCall`);
     const args = field(call, 'args');
     if (args !== undefined) asRecord(args, `${what}.functionCall.args`);
     const id = optionalStringField(call, 'id', `${what}.functionCall`) ?? generateCallId();
+    const accepted = isToolCallAccepted(this.#context.policy, toolName);
     // The SDK has already parsed the body, so the arguments are serialised again here (keys in the order received);
     // the property-name mapping works on that text.
+    return [
+      ...(accepted ? [{ type: 'tool-call-start', toolCallId: id, toolName } as const] : []),
+      ...this.#complete(id, toolName, JSON.stringify(args ?? {}), accepted, signature),
+    ];
+  }
+
+  /** One part of a call streamed in argument fragments: started, continued, or completed. */
+  #fragment(
+    call: Readonly<Record<string, unknown>>,
+    signature: string | undefined,
+    continues: boolean,
+    what: string,
+  ): StreamPart[] {
+    const parts: StreamPart[] = [];
+    let pending = this.#continuing;
+    if (pending === undefined) {
+      const toolName = stringField(call, 'name', `${what}.functionCall`);
+      pending = {
+        id: optionalStringField(call, 'id', `${what}.functionCall`) ?? generateCallId(),
+        toolName,
+        accepted: isToolCallAccepted(this.#context.policy, toolName),
+        args: new PartialArguments(),
+        signature: undefined,
+      };
+      this.#continuing = pending;
+      if (pending.accepted) parts.push({ type: 'tool-call-start', toolCallId: pending.id, toolName });
+    } else {
+      const name = optionalStringField(call, 'name', `${what}.functionCall`);
+      if (name !== undefined && name !== '' && name !== pending.toolName) {
+        throw invalidResponse(
+          `${what}.functionCall '${name}' began before '${pending.toolName}' was complete.`,
+        );
+      }
+    }
+    if (signature !== undefined) pending.signature = signature;
+    for (const [index, entry] of arrayField(call, 'partialArgs', `${what}.functionCall`).entries()) {
+      pending.args.apply(
+        asRecord(entry, `${what}.functionCall.partialArgs[${index}]`),
+        `${what}.functionCall.partialArgs[${index}]`,
+      );
+    }
+    if (continues) return parts;
+    this.#continuing = undefined;
+    return [
+      ...parts,
+      ...this.#complete(
+        pending.id,
+        pending.toolName,
+        pending.args.text(),
+        pending.accepted,
+        pending.signature,
+      ),
+    ];
+  }
+
+  /** A complete call: its arguments (names mapped back), its `tool-call` part (or its rejection), its signature. */
+  #complete(
+    id: string,
+    toolName: string,
+    wireArguments: string,
+    accepted: boolean,
+    signature: string | undefined,
+  ): StreamPart[] {
     const toolCall: ToolCall = {
       id,
       toolName,
-      arguments: this.#context.propertyNames.argumentsFromWire(toolName, JSON.stringify(args ?? {})),
+      arguments: this.#context.propertyNames.argumentsFromWire(toolName, wireArguments),
     };
     const parts: StreamPart[] = [];
-    if (isToolCallAccepted(this.#context.policy, toolName)) {
+    if (accepted) {
       this.#accepted.push(toolCall);
       parts.push(
-        { type: 'tool-call-start', toolCallId: id, toolName },
         { type: 'tool-call-delta', toolCallId: id, argumentsDelta: toolCall.arguments },
         { type: 'tool-call', toolCall },
       );

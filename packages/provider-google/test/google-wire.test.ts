@@ -464,10 +464,75 @@ describe('streaming', () => {
     expect(server.requests[0]?.path).toContain(':streamGenerateContent?alt=sse');
   });
 
+  it('assembles argument fragments (Vertex AI streamFunctionCallArguments): start at once, the call when complete', async () => {
+    const fragment = (partialArgs: Json[], extra: Json = {}): Json =>
+      chunk([{ functionCall: { partialArgs, ...extra } }]);
+    server.enqueue({
+      type: 'gemini',
+      chunks: [
+        chunk([{ functionCall: { id: 'w1', name: 'get_weather', willContinue: true } }]),
+        fragment([{ jsonPath: '$.city', stringValue: 'Par', willContinue: true }], { willContinue: true }),
+        fragment([{ jsonPath: '$.city', stringValue: 'is' }], { willContinue: true }),
+        fragment([
+          { jsonPath: "$['unit']", nullValue: 'NULL_VALUE' },
+          { jsonPath: '$.days[0]', numberValue: 2 },
+        ]),
+        finish(),
+      ],
+    });
+    const model = vertexProvider(server.baseURL)('gemini-2.5-pro', { family: 'gemini-2.5' });
+    const parts: StreamPart[] = [];
+    for await (const part of model.stream({
+      messages: [QUESTION],
+      tools: TOOLS,
+      providerOptions: { google: { streamFunctionCallArguments: true } },
+    })) {
+      parts.push(part);
+    }
+    expect(body().toolConfig).toEqual({
+      functionCallingConfig: { mode: 'AUTO', streamFunctionCallArguments: true },
+    });
+    expect(parts.map((part) => part.type)).toEqual([
+      'tool-call-start',
+      'tool-call-delta',
+      'tool-call',
+      'finish',
+    ]);
+    const call = parts.find((part) => part.type === 'tool-call');
+    expect(call?.type === 'tool-call' ? call.toolCall : undefined).toEqual({
+      id: 'w1',
+      toolName: 'get_weather',
+      arguments: '{"city":"Paris","unit":null,"days":[2]}',
+    });
+  });
+
+  it('refuses streamFunctionCallArguments on the Gemini API before sending', async () => {
+    const error = await call(
+      {
+        messages: [QUESTION],
+        tools: TOOLS,
+        providerOptions: { google: { streamFunctionCallArguments: true } },
+      },
+      'generate',
+    ).catch((thrown: unknown) => thrown);
+    expect((error as { code?: string }).code).toBe('invalid_provider_options');
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('a stream cut while a call was still arriving (willContinue) ends with IncompleteToolCallError', async () => {
     server.enqueue({
       type: 'gemini',
-      chunks: [chunk([{ functionCall: { id: 'big', name: 'search', willContinue: true } }])],
+      chunks: [
+        chunk([{ functionCall: { id: 'big', name: 'search', willContinue: true } }]),
+        chunk([
+          {
+            functionCall: {
+              partialArgs: [{ jsonPath: '$.query', stringValue: 'wea', willContinue: true }],
+              willContinue: true,
+            },
+          },
+        ]),
+      ],
       cut: true,
     });
     const parts: StreamPart[] = [];
@@ -482,6 +547,9 @@ describe('streaming', () => {
     expect(last?.type === 'error' ? (last.error as { code?: string }).code : last?.type).toBe(
       'incomplete_tool_call',
     );
+    const partial =
+      last?.type === 'error' ? (last.error as { partialArguments?: string }).partialArguments : '';
+    expect(partial).toBe('{"query":"wea"}');
   });
 
   it('a consumer that stops reading early closes the connection', async () => {

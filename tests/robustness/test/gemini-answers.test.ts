@@ -29,6 +29,28 @@ const value = fc.letrec((tie) => ({
   ),
 })).any;
 
+const partialArg = fc.record(
+  {
+    jsonPath: fc.oneof(
+      fc.constantFrom(
+        '$.city',
+        '$.a[0]',
+        "$['__proto__']",
+        '$.__proto__.x',
+        '$',
+        'city',
+        '$.a[5]',
+        '$.a.b',
+        '$[0]',
+      ),
+      value,
+    ),
+    stringValue: fc.oneof(fc.string({ maxLength: 6 }), value),
+    numberValue: fc.oneof(fc.double(), value),
+    willContinue: fc.boolean(),
+  },
+  { requiredKeys: [] },
+);
 const part = fc.oneof(
   fc.record({ text: fc.oneof(fc.string({ maxLength: 20 }), value) }, { requiredKeys: [] }),
   fc.record(
@@ -47,6 +69,8 @@ const part = fc.oneof(
             name: fc.oneof(fc.constantFrom('get_weather', 'other'), value),
             args: fc.oneof(fc.dictionary(key, value, { maxKeys: 3 }), value),
             id: fc.oneof(fc.string({ maxLength: 6 }), value),
+            willContinue: fc.oneof(fc.boolean(), value),
+            partialArgs: fc.oneof(fc.array(partialArg, { maxLength: 3 }), value),
           },
           { requiredKeys: ['name'] },
         ),
