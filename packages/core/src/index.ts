@@ -66,6 +66,12 @@ export type {
   ToolCallStreamingStartedEvent,
   ValidationFailedEvent,
 } from './events.js';
+export {
+  GEMINI_OPENAPI_SCHEMA_KEYWORDS,
+  type GeminiSchemaConversion,
+  type GeminiSchemaRefusal,
+  toGeminiOpenApiSchema,
+} from './gemini-schema-dialect.js';
 export type {
   JsonArray,
   JsonObject,
