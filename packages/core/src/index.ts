@@ -173,6 +173,12 @@ export {
   withRetries,
 } from './retry.js';
 export {
+  combineListeners,
+  type RunEventListeners,
+  runEventListenersProblem,
+  toRunEventListener,
+} from './run-event-listeners.js';
+export {
   DEFAULT_STRICT_JSON_MAX_DEPTH,
   JsonParseFailure,
   jsonEqual,

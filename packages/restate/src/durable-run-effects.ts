@@ -86,9 +86,10 @@ export function durableRunEffects(options: DurableRunEffectsOptions): RunEffects
           async () => {
             let response: ModelResponse;
             try {
-              // The request carries the run's signal, which `runDurableAgent` makes the attempt's: a cut attempt
-              // aborts its model call. A custom handler passes `runtime.attemptSignal` as the run's `signal` too.
-              response = await call();
+              // The request hears this attempt's signal (joined to the run's): a cut attempt (node lost, connection
+              // dropped) aborts its model call rather than letting it run on beside its re-run, whatever the run's
+              // own signal is.
+              response = await call(runtime.attemptSignal);
             } catch (error) {
               throw toEngineFailure(error);
             }

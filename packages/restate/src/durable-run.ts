@@ -153,8 +153,10 @@ export async function runDurableAgent(
     ...agentOptions,
     tools,
     runId,
-    // The run's signal is the attempt's: the model calls, tool calls and plan steps of an attempt the engine cut
-    // (node lost, connection dropped, run cancelled) are aborted, so none runs on beside its re-run.
+    // Model calls, journaled tool calls and plan steps each join the attempt's signal themselves (`callModel`'s
+    // signal, `runtime.callSignal`). It stays the run's signal for the loop itself, which has no call of its own:
+    // it stops at once when the engine cuts the attempt, rather than going on to steps whose journal entries cannot
+    // be written.
     signal: runtime.attemptSignal,
     resumeTokenStore: JOURNALED_RESUME,
     effects: durableRunEffects({

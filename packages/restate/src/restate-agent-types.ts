@@ -123,6 +123,11 @@ export interface DurableAgentResult {
   readonly finishDetail?: string;
   readonly steps: readonly AgentStep[];
   readonly observations: readonly ToolObservation[];
+  /**
+   * Tokens of the whole run: every model call, on either side of every approval it waited for, counted once. There
+   * is no `segmentUsage` (as `AgentResult` has for a run resumed by its caller): the workflow waits for its approvals
+   * itself, so its caller sees one run, never its segments.
+   */
   readonly usage: Usage;
   readonly roundTrips: number;
   readonly toolStats: ToolStats;
