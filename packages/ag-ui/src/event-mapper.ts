@@ -112,6 +112,9 @@ export class AgUiEventMapper {
           out.push({ type: EventType.TOOL_CALL_ARGS, toolCallId: event.toolCallId, delta: event.delta });
         }
         break;
+      case 'tool-call-arguments-complete':
+        // Nothing new for the client: these arguments already went out as this call's TOOL_CALL_ARGS deltas.
+        break;
       case 'inference-finished':
         this.#closeReasoning(out);
         if (!this.#textOpen && event.text !== undefined && event.text !== '') {
