@@ -66,9 +66,11 @@ export type AfterToolUseDecision = undefined | { readonly output: unknown; reado
 
 /** Hooks around every tool call. A hook that throws turns the call into an error observation (`hook_failed`). */
 export interface ToolHooks {
+  /** Asked before each call runs: block it, rewrite its arguments, or return `undefined` to let it run. */
   readonly beforeToolUse?: (
     context: BeforeToolUseContext,
   ) => BeforeToolUseDecision | PromiseLike<BeforeToolUseDecision>;
+  /** Sees each call's result before the model does: may replace the output the model is shown. */
   readonly afterToolUse?: (
     context: AfterToolUseContext,
   ) => AfterToolUseDecision | PromiseLike<AfterToolUseDecision>;

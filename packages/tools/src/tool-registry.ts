@@ -125,6 +125,7 @@ export class ToolRegistry {
     return this.#tools.get(name);
   }
 
+  /** Whether a tool of this name (its own name, not a provider's mapped one) is registered. */
   has(name: string): boolean {
     return this.#tools.has(name);
   }
@@ -142,10 +143,12 @@ export class ToolRegistry {
     return this.#currentMapping().toProvider(name);
   }
 
+  /** The registered tools, in registration order (a copy). */
   list(): Tool[] {
     return [...this.#tools.values()];
   }
 
+  /** The registered tools' names, in registration order. */
   names(): string[] {
     return [...this.#tools.keys()];
   }
