@@ -1,6 +1,6 @@
 import { type Event as AgUiEvent, EventType, type RunAgentInput, type TokenUsage } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
-import { AbortedError, MAX_TIMER_DELAY_MS, OrgError, type RunEvent } from '@org/core';
+import { AbortedError, MAX_TIMER_DELAY_MS, OrgError, type RunEvent, type RunEventListener } from '@org/core';
 import { type AgentResult, runAgent } from '@org/planner';
 import { ToolRegistry } from '@org/tools';
 import { toApprovalInterrupts } from './approval-interrupts.js';
@@ -200,11 +200,11 @@ async function runToEvents(
   const { threadId, runId } = input;
   const mapper = new AgUiEventMapper({ runId, frontEndToolNames: prepared.frontEndToolNames });
   send({ type: EventType.RUN_STARTED, threadId, runId });
-  const onEvent = (event: RunEvent): void => {
-    // Ours first: a throwing listener of the application (isolated by the loop) never costs the client an event.
+  const toClient = (event: RunEvent): void => {
     for (const mapped of mapper.map(event)) send(mapped);
-    agent.onEvent?.(event);
   };
+  // Ours first: a throwing listener of the application (isolated by the loop) never costs the client an event.
+  const onEvent = [toClient, ...listenersOf(agent.onEvent)];
   let result: AgentResult;
   try {
     result = await runAgent({ ...prepared.options, signal, onEvent });
@@ -319,4 +319,10 @@ function tokenUsage(result: AgentResult, agent: AgUiAgentOptions): TokenUsage[] 
       ...(usage.cachedInputTokens === undefined ? {} : { cachedInputTokens: usage.cachedInputTokens }),
     },
   ];
+}
+
+/** The application's `onEvent` (one listener or several) as a list. */
+function listenersOf(onEvent: AgUiAgentOptions['onEvent']): readonly RunEventListener[] {
+  if (onEvent === undefined) return [];
+  return Array.isArray(onEvent) ? onEvent : [onEvent as RunEventListener];
 }
