@@ -19,9 +19,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** What `run_code` returned to the model, read back from the run's observations. */
-function programValue(result: DurableAgentResult): Record<string, unknown> {
-  const observation = result.observations.find(({ toolName }) => toolName === 'run_code');
+/** What a `run_code` call returned to the model, read back from the run's observations. */
+function programValue(result: DurableAgentResult, toolCallId = 'code-1'): unknown {
+  const observation = result.observations.find(({ actionId }) => actionId === toolCallId);
   expect(observation?.status).toBe('success');
   const output = JSON.parse(String(observation?.output)) as {
     status: string;
@@ -90,6 +90,55 @@ describe('code mode in a durable run (real restate-server on 127.0.0.1)', () => 
       { pid: first.pid, entry: 'model call after 0 tool result(s)' },
       { pid: second.pid, entry: 'model call after 1 tool result(s)' },
     ]);
+  });
+
+  it('runs two programs of one answer one after the other, and resumes the second mid-way', async () => {
+    const { ingressUrl } = restateServer();
+    const scratch = scratchDirectory();
+    cleanups.push(() => scratch.remove());
+    const ledger = path.join(scratch.path, 'ledger.txt');
+    const agentName = `code_two_${uniqueSuffix().replaceAll('-', '_')}`;
+    const env = { LEDGER_FILE: ledger, AGENT_NAME: agentName, PROGRAM: 'two' };
+
+    const first = await EndpointProcess.start('code-agent.endpoint.mjs', { ...env, HANG_GATE: '1' });
+    cleanups.push(() => first.kill());
+    await registerDeployment(first);
+    const sent = await http('POST', `${ingressUrl}/${agentName}/two-1/run/send`, { task: 'Run both.' });
+    expect(sent.status, sent.text).toBeLessThan(300);
+    const invocationId = (sent.json as { invocationId: string }).invocationId;
+    // The run's start, the model call, each program's time and seed, p1-a, p1-b and p2-a.
+    await waitFor('the second program to wait at the gate', async () => {
+      if (!readLedger(ledger).some(({ entry }) => entry === 'gate waiting')) return undefined;
+      const runs = (await journalEntries(invocationId)).filter(({ type }) => type === 'Notification: Run');
+      return runs.length >= 9 ? true : undefined;
+    });
+    await first.kill();
+
+    const second = await EndpointProcess.start('code-agent.endpoint.mjs', env, first.port);
+    cleanups.push(() => second.kill());
+    const attached = await http('GET', `${ingressUrl}/restate/workflow/${agentName}/two-1/attach`);
+    expect(attached.status, attached.text).toBe(200);
+    const result = attached.json as DurableAgentResult;
+    expect(result).toMatchObject({ finishReason: 'final-answer', text: 'Programs finished: 2' });
+    expect(programValue(result, 'code-1')).toEqual(['done p1-a', 'done p1-b']);
+    expect(programValue(result, 'code-2')).toEqual(['done p2-a', 'open', 'done p2-b']);
+
+    // The first program ended before the second began; nothing that finished ran again.
+    const entries = readLedger(ledger).filter(({ entry }) => !entry.startsWith('model call'));
+    expect(entries).toEqual([
+      { pid: first.pid, entry: 'work p1-a' },
+      { pid: first.pid, entry: 'work p1-b' },
+      expect.objectContaining({ pid: first.pid }),
+      expect.objectContaining({ pid: first.pid }),
+      { pid: second.pid, entry: 'gate open' },
+      { pid: second.pid, entry: 'work p2-b' },
+    ]);
+    expect(
+      entries
+        .slice(2, 4)
+        .map(({ entry }) => entry)
+        .sort(),
+    ).toEqual(['gate waiting', 'work p2-a']);
   });
 
   it('aborts the in-flight call of a program whose attempt the engine cut, before the call runs again', async () => {

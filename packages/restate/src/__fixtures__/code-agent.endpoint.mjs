@@ -23,6 +23,17 @@ const PROGRAMS = {
     const [d, e] = await Promise.all([work({ id: 'd' }), work({ id: 'e:' + gate.value })]);
     return { values: [a, b, c, picked, d, e].map((x) => x.value), branch, now, random };
   `,
+  // Two programs in one answer: a durable run runs them one after the other.
+  twoFirst: `
+    const a = await work({ id: 'p1-a' });
+    const b = await work({ id: 'p1-b' });
+    return [a.value, b.value];
+  `,
+  twoSecond: `
+    const [a, gate] = await Promise.all([work({ id: 'p2-a' }), open_gate({})]);
+    const b = await work({ id: 'p2-b' });
+    return [a.value, gate.value, b.value];
+  `,
   cut: `
     const first = await work({ id: 'first' });
     const slow = await slow_work({ id: 'slow' });
@@ -35,14 +46,15 @@ const model = createScriptedModel({
   script: (request) => {
     const results = toolResults(request);
     record(`model call after ${results.length} tool result(s)`);
-    if (results.length === 0) {
-      return {
-        toolCalls: [
-          { id: 'code-1', toolName: 'run_code', arguments: { code: PROGRAMS[process.env.PROGRAM] } },
-        ],
-      };
-    }
-    return { text: `Program finished: ${results[0].content.slice(0, 2_000)}` };
+    if (results.length > 0) return { text: `Programs finished: ${results.length}` };
+    const names = process.env.PROGRAM === 'two' ? ['twoFirst', 'twoSecond'] : [process.env.PROGRAM];
+    return {
+      toolCalls: names.map((name, index) => ({
+        id: `code-${index + 1}`,
+        toolName: 'run_code',
+        arguments: { code: PROGRAMS[name] },
+      })),
+    };
   },
 });
 
