@@ -1,6 +1,5 @@
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type LocalRestateServer, startLocalRestateServer } from '../scripts/local-restate-server.mjs';
 import {
   EndpointProcess,
   http,
@@ -139,49 +138,5 @@ describe('code mode in a durable run (real restate-server on 127.0.0.1)', () => 
         .map(({ entry }) => entry)
         .sort(),
     ).toEqual(['gate waiting', 'work p2-a']);
-  });
-
-  it('aborts the in-flight call of a program whose attempt the engine cut, before the call runs again', async () => {
-    const scratch = scratchDirectory();
-    cleanups.push(() => scratch.remove());
-    const ledger = path.join(scratch.path, 'ledger.txt');
-    const dataDirectory = path.join(scratch.path, 'restate-data');
-    const retry = { initialInterval: '100ms', maxInterval: '500ms' };
-    let server: LocalRestateServer = await startLocalRestateServer({ retry, dataDirectory });
-    cleanups.push(() => server.stop());
-    const { ports } = server;
-
-    const agentName = `code_cut_${uniqueSuffix().replaceAll('-', '_')}`;
-    const endpoint = await EndpointProcess.start('code-agent.endpoint.mjs', {
-      LEDGER_FILE: ledger,
-      AGENT_NAME: agentName,
-      PROGRAM: 'cut',
-    });
-    cleanups.push(() => endpoint.kill());
-    await server.registerDeployment(endpoint.uri);
-    const sent = await http('POST', `${server.ingressUrl}/${agentName}/cut-1/run/send`, { task: 'Go.' });
-    expect(sent.status, sent.text).toBeLessThan(300);
-
-    const entries = (): string[] => readLedger(ledger).map(({ entry }) => entry);
-    await waitFor('the slow call to hold', async () => (entries().includes('slow held') ? true : undefined));
-    // The server machine is lost mid-call and comes back: same ports, same data.
-    await server.kill();
-    server = await startLocalRestateServer({ retry, dataDirectory, ports });
-
-    const attached = await http('GET', `${server.ingressUrl}/restate/workflow/${agentName}/cut-1/attach`);
-    expect(attached.status, attached.text).toBe(200);
-    const result = attached.json as DurableAgentResult;
-    expect(result.finishReason).toBe('final-answer');
-    expect(programValue(result)).toEqual(['done first', 'done slow']);
-    // The cut call saw its abort signal at once, before its re-run began (no overlap), and ran to its end once;
-    // the call that had finished before the cut did not run again.
-    expect(entries()).toEqual([
-      'model call after 0 tool result(s)',
-      'work first',
-      'slow held',
-      'slow aborted',
-      'slow done',
-      'model call after 1 tool result(s)',
-    ]);
   });
 });

@@ -1,12 +1,11 @@
 // The code-mode tests' agent: the model answers with one program (`run_code`) that calls tools one after the other
 // and side by side (Promise.all), reads Date.now() and Math.random() to pick a branch, and waits at a gate. With
-// HANG_GATE=1 the gate never opens, so the test kills this process mid-program, after some calls finished. The
-// `slow` tool holds on its first call in a process until its abort signal fires (the cut-attempt test).
+// HANG_GATE=1 the gate never opens, so the test kills this process mid-program, after some calls finished.
 
 import { createScriptedModel } from '@org/provider-scripted';
 import { createRestateAgent } from '@org/restate';
 import { defineTool } from '@org/tools';
-import { holdOnce, record, serveEndpoint, toolResults } from './endpoint-support.mjs';
+import { record, serveEndpoint, toolResults } from './endpoint-support.mjs';
 
 const hangGate = process.env.HANG_GATE === '1';
 
@@ -33,11 +32,6 @@ const PROGRAMS = {
     const [a, gate] = await Promise.all([work({ id: 'p2-a' }), open_gate({})]);
     const b = await work({ id: 'p2-b' });
     return [a.value, gate.value, b.value];
-  `,
-  cut: `
-    const first = await work({ id: 'first' });
-    const slow = await slow_work({ id: 'slow' });
-    return [first.value, slow.value];
   `,
 };
 
@@ -91,19 +85,9 @@ const openGate = defineTool({
     return { value: 'open' };
   },
 });
-const slowWork = defineTool({
-  name: 'slow_work',
-  description: 'Does slow work.',
-  input: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
-  execute: async ({ id }, { signal }) => {
-    await holdOnce(id, signal);
-    record(`${id} done`);
-    return { value: `done ${id}` };
-  },
-});
 
 const agent = createRestateAgent({
   name: process.env.AGENT_NAME,
-  agent: { model, tools: [work, note, openGate, slowWork], code: true },
+  agent: { model, tools: [work, note, openGate], code: true },
 });
 await serveEndpoint([agent]);
