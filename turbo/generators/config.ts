@@ -6,8 +6,9 @@ import type { PlopTypes } from '@turbo/gen';
  * `pnpm turbo gen provider --args <name>` scaffolds `packages/provider-<name>` in the one adapter layout every
  * provider shares (docs/providers.md): a working adapter for an example JSON + SSE wire protocol (reasoning, images
  * and files, structured output), built on @org/core's shared logger, retry options and tool-call policy; its fake
- * server and tests under `test/`; and the provider conformance suite wired to it, passing from the first run.
- * CONTRIBUTING.md says what to replace, step by step. A second argument places the package elsewhere (a directory
+ * server (refusing what a real API refuses) and tests under `test/`, a BFCL describe test; and the provider
+ * conformance suite wired to it, passing from the first run. The fetch path is the default; `src/client.ts` marks the
+ * seam where a vendor SDK's client goes instead. CONTRIBUTING.md says what to replace, step by step. A second argument places the package elsewhere (a directory
  * one level below the repository root, such as `.tmp`, outside the workspace).
  */
 export default function generator(plop: PlopTypes.NodePlopAPI): void {
