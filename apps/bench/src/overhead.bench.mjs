@@ -8,8 +8,6 @@
 // runs once, in turn (a different order each round); the median per contender.
 // Usage: node src/overhead.bench.mjs [--quick]
 import assert from 'node:assert/strict';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, AIMessageChunk, ToolMessage } from '@langchain/core/messages';
 import { ChatGenerationChunk } from '@langchain/core/outputs';
@@ -268,12 +266,6 @@ const cpuMicros = (before) => {
   return used.user + used.system;
 };
 
-// A full collection before every sample, so that no sample pays for the garbage of the one before it (the contenders
-// allocate very differently: LangChain's loop leaves megabytes where ours leaves kilobytes, and whoever ran next
-// paid for it). `--expose-gc` is set from here, so the script runs as `node src/overhead.bench.mjs`.
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc');
-
 /**
  * A contender whose warm-up cost more than `FAR` times the cheapest one's is far from the race the target decides (a
  * ratio of 0.2 or less, whatever the noise): it gets `SLOW_ROUNDS` samples, the others `rounds`, which keeps the
@@ -296,8 +288,7 @@ function spreadOf(values) {
 
 /**
  * CPU µs per step of each contender, and ours (the first) against each other one as the median of paired ratios.
- * Every round runs every contender once (`repeat` conversations of `steps` steps), in a rotating order, each sample
- * after a full collection; ours / it is taken within each round, so both sides of a ratio saw the same machine load
+ * Every round runs every contender once (`repeat` conversations of `steps` steps), in a rotating order; ours / it is taken within each round, so both sides of a ratio saw the same machine load
  * seconds apart, and the median of those per-round ratios is what a target is judged on (a ratio of medians mixes
  * rounds measured under different loads).
  */
@@ -320,7 +311,6 @@ async function measure(contenders, steps, repeat, rounds, warmups, knownFar) {
       const index = (round + offset) % contenders.length;
       if (round >= roundsOf[index]) continue;
       const run = contenders[index][1];
-      collectGarbage();
       const before = process.cpuUsage();
       for (let repetition = 0; repetition < repeat; repetition++) await run(steps);
       samples[index].push(cpuMicros(before) / (repeat * steps));
@@ -362,7 +352,7 @@ console.log(
   'tool calls). CPU time (`process.cpuUsage`, user + system) per step, after warm-up runs. In each round every',
 );
 console.log(
-  `contender runs once, in a rotating order, each sample after a full garbage collection (so none pays for another's garbage); ours / it is the **median of the per-round ratios** (both sides of each ratio measured seconds apart, under the same load), with their interquartile range beside it. A contender more than ${FAR}x costlier than the cheapest in the warm-up runs only the first ${SLOW_ROUNDS} rounds: it is far from the race the target decides. The µs move with the machine's load; the paired ratios hold. Versions: ai 6.0.322, @langchain/core 1.4.0, langchain 1.5.14.\n`,
+  `contender runs once, in a rotating order; ours / it is the **median of the per-round ratios** (both sides of each ratio measured seconds apart, under the same load), with their interquartile range beside it. A contender more than ${FAR}x costlier than the cheapest in the warm-up runs only the first ${SLOW_ROUNDS} rounds: it is far from the race the target decides. The µs move with the machine's load; the paired ratios hold. Versions: ai 6.0.322, @langchain/core 1.4.0, langchain 1.5.14.\n`,
 );
 
 const RACES = [

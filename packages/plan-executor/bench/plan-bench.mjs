@@ -333,8 +333,10 @@ const directRunner = {
 /**
  * µs of CPU per step of each contender, and each one's ratio to the first (the baseline). The contenders take turns
  * block by block (A B C A B C ...: a block is `repetitions` runs of one contender, timed with process.cpuUsage, so
- * time the process spent descheduled on a shared machine is not counted), each block after a full garbage
- * collection, in a rotating order; `batches` rounds of blocks are timed. A ratio is the median of the per-round
+ * time the process spent descheduled on a shared machine is not counted), in a rotating order; `batches` rounds of
+ * blocks are timed. No collection is forced between blocks: after a full collection V8 starts the next block with a
+ * small young generation, which charged the executor (it allocates a result per step) 3x the baseline instead of
+ * 1.5x. A ratio is the median of the per-round
  * ratios (both sides measured back to back); µs are the median round.
  */
 async function timePerStep(count, contenders) {
@@ -345,7 +347,6 @@ async function timePerStep(count, contenders) {
   for (let batch = 0; batch < batches; batch++) {
     for (let offset = 0; offset < contenders.length; offset++) {
       const index = (batch + offset) % contenders.length;
-      globalThis.gc?.();
       const before = process.cpuUsage();
       for (let repetition = 0; repetition < repetitions; repetition++) await contenders[index]();
       const used = process.cpuUsage(before);
@@ -449,7 +450,7 @@ console.log('delay only. Targets: exactly 1.0000 on the virtual clock, ≤ 1.02 
 
 const TARGET_PROCESSES = quick ? 1 : 3;
 console.log(
-  `## Per-step overhead with no-op tools (CPU µs per step, process.cpuUsage: contenders interleaved block by block, each block after a full collection, ${quick ? 5 : 15} rounds, each set in a fresh process; ratio: median of the per-round ratios; the target's ratio: the median of ${TARGET_PROCESSES} fresh processes, min – max across them beside it)\n`,
+  `## Per-step overhead with no-op tools (CPU µs per step, process.cpuUsage: contenders interleaved block by block, ${quick ? 5 : 15} rounds, each set in a fresh process; ratio: median of the per-round ratios; the target's ratio: the median of ${TARGET_PROCESSES} fresh processes, min – max across them beside it)\n`,
 );
 console.log(
   '| steps | Promise DAG baseline | this executor, validated plan | ratio | ratio min – max (processes) | this executor, plan validated in the call | ratio | default runner (executeAction) |',
