@@ -273,6 +273,7 @@ const cpuMicros = (before) => {
  */
 const SLOW_ROUNDS = 2;
 const FAR = 5;
+const WARMUP_CPU_MICROS = 1_500_000;
 
 /** The median and the interquartile range (25th to 75th percentile, linear interpolation) of numbers. */
 function spreadOf(values) {
@@ -298,8 +299,16 @@ async function measure(contenders, steps, repeat, rounds, warmups, knownFar) {
     const before = process.cpuUsage();
     // A contender found far at the smaller size is warm already (same process) and far again: its 1000-step
     // warm-up (seconds for the slowest) would buy nothing.
-    if (knownFar?.[index] !== true) for (let warmup = 0; warmup < warmups; warmup++) await run(steps);
-    warmupCost.push(cpuMicros(before));
+    // Warm-up until `warmups` runs or WARMUP_CPU_MICROS of CPU, whichever comes first: enough runs for the JIT to
+    // settle on the cheap contenders (their background compilation is charged to the process too), without
+    // seconds of it on the far ones.
+    let runs = 0;
+    if (knownFar?.[index] !== true)
+      while (runs < warmups && (runs === 0 || cpuMicros(before) < WARMUP_CPU_MICROS)) {
+        await run(steps);
+        runs++;
+      }
+    warmupCost.push(runs === 0 ? Number.POSITIVE_INFINITY : cpuMicros(before) / runs);
   }
   const cheapest = Math.min(...warmupCost.filter((_, index) => knownFar?.[index] !== true));
   const far = warmupCost.map((cost, index) => knownFar?.[index] === true || cost > FAR * cheapest);
@@ -334,8 +343,8 @@ const sizes = quick
       { steps: 1000, repeat: 1, rounds: 3, warmups: 1 },
     ]
   : [
-      { steps: 10, repeat: 40, rounds: 25, warmups: 20 },
-      { steps: 1000, repeat: 1, rounds: 25, warmups: 1 },
+      { steps: 10, repeat: 150, rounds: 25, warmups: 300 },
+      { steps: 1000, repeat: 2, rounds: 21, warmups: 2 },
     ];
 
 console.log('## 2. Framework overhead per tool round trip\n');
@@ -372,7 +381,7 @@ for (const race of RACES) {
     far = measurement.far;
     results.push({ race, size, measured });
     console.log(
-      `### ${size.steps}-step conversations, ${race.name} (${size.repeat} per sample, ${size.warmups} warm-up run(s) each; history grows to ${2 * size.steps + 2} messages)\n`,
+      `### ${size.steps}-step conversations, ${race.name} (${size.repeat} per sample, up to ${size.warmups} warm-up runs or ${WARMUP_CPU_MICROS / 1e6} s of CPU each; history grows to ${2 * size.steps + 2} messages)\n`,
     );
     table(
       [
