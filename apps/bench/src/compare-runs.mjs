@@ -31,7 +31,13 @@ function ratiosOf(text) {
     cells.forEach((cell, column) => {
       const match = /^\*{0,2}([\d.]+)x\b/.exec(cell);
       if (match === null || column === 0) return;
-      ratios.set(`${heading} › ${cells[0]} › ${header[column]}`, Number(match[1]));
+      // Two columns may share a name (`ratio` after each contender): the column number tells them apart.
+      const name =
+        header.filter((other) => other === header[column]).length > 1
+          ? `${header[column]} (column ${column + 1})`
+          : header[column];
+      const section = heading.length > 60 ? `${heading.slice(0, 57)}...` : heading;
+      ratios.set(`${section} › ${cells[0]} › ${name}`, Number(match[1]));
     });
   }
   return ratios;

@@ -340,7 +340,7 @@ const directRunner = {
  * ratios (both sides measured back to back); µs are the median round.
  */
 async function timePerStep(count, contenders) {
-  const repetitions = Math.max(2, Math.round((quick ? 10_000 : 30_000) / count));
+  const repetitions = Math.max(10, Math.round((quick ? 10_000 : 30_000) / count));
   for (const run of contenders) for (let warmup = 0; warmup < repetitions; warmup++) await run();
   const samples = contenders.map(() => []);
   const batches = quick ? 5 : 15;
@@ -448,7 +448,7 @@ console.log(
 );
 console.log('delay only. Targets: exactly 1.0000 on the virtual clock, ≤ 1.02 (+5 ms) on real timers.\n');
 
-const TARGET_PROCESSES = quick ? 1 : 3;
+const TARGET_PROCESSES = quick ? 1 : 5;
 console.log(
   `## Per-step overhead with no-op tools (CPU µs per step, process.cpuUsage: contenders interleaved block by block, ${quick ? 5 : 15} rounds, each set in a fresh process; ratio: median of the per-round ratios; the target's ratio: the median of ${TARGET_PROCESSES} fresh processes, min – max across them beside it)\n`,
 );

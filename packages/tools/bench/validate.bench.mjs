@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { defineTool, parseToolArguments, validateToolArguments } from '../dist/index.js';
 
 const quick = process.argv.includes('--quick');
-const rounds = quick ? 5 : 31;
+const rounds = quick ? 5 : 51;
 const iterationsPerRound = quick ? 20_000 : 25_000;
 
 const input = z.object({
