@@ -66,5 +66,7 @@ for (const [key, value] of first) {
 }
 table(['ratio (section › row › column)', 'first run', 'second run', 'difference'], rows);
 console.log(
-  `\n${rows.length} ratios compared; largest difference ${fixed(largest.difference * 100, 1)}% (${largest.key}).`,
+  largest.key === ''
+    ? `\n${rows.length} ratios compared; every one identical.`
+    : `\n${rows.length} ratios compared; largest difference ${fixed(largest.difference * 100, 1)}% (${largest.key}).`,
 );
