@@ -58,7 +58,9 @@ export type CodeCallExecutor = (
  * and `Math.random()` is a generator seeded with `randomSeed()`.
  */
 export interface CodeEffects {
+  /** The program's `Date.now()`, in milliseconds since the epoch, read once when it starts. Default `Date.now`. */
   readonly now?: () => number | Promise<number>;
+  /** The seed of the program's `Math.random()` generator, read once when it starts. Default a random 32-bit integer. */
   readonly randomSeed?: () => number | Promise<number>;
 }
 
@@ -72,7 +74,7 @@ export interface EarlyCallSource {
 
 /** Options of {@link runCode}. */
 export interface RunCodeOptions {
-  /** The tools the program may call, each as an async function (see `describeCodeTools`). */
+  /** The tools the program may call, each as an async function (see `declareTools`). */
   readonly tools: ToolRegistry | Iterable<Tool>;
   /** Limits of the run, over {@link DEFAULT_CODE_LIMITS}. */
   readonly limits?: Partial<CodeLimits>;

@@ -30,8 +30,14 @@ import { StreamAssembler } from './stream-assembler.js';
  * type Config = MistralLanguageModelConfig; // rarely needed: use createMistral
  */
 export interface MistralLanguageModelConfig {
+  /**
+   * The SDK client to send requests with. Called at each request rather than given once, so that the client (and
+   * the `MISTRAL_API_KEY` lookup behind it) is created on first use, not when the model is made.
+   */
   readonly getClient: () => Mistral;
+  /** What the model supports (tools, parallel calls, images, reasoning), as `capabilities` reports it. */
   readonly capabilities: ModelCapabilities;
+  /** How failed requests are retried before the answer starts: attempts, back-off, and the longest server wait. */
   readonly retry: ResolvedRetryOptions;
   /** Size limits of inline images and files, checked before sending. */
   readonly contentLimits: ContentLimits;
