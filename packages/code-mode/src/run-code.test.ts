@@ -126,6 +126,49 @@ return { sum, failure };`,
     expect(approved.value).toEqual({ refunded: 'o1' });
   });
 
+  it('decides approval on the validated, coerced arguments, and runs exactly those', async () => {
+    const ran: unknown[] = [];
+    const approvals: unknown[] = [];
+    const deleteFiles = defineTool({
+      name: 'delete_files',
+      description: 'Deletes files.',
+      input: z.object({ force: z.boolean() }),
+      needsApproval: (args) => args.force === true,
+      execute: (args) => {
+        ran.push(args);
+        return { deleted: true };
+      },
+    });
+    // "true" is coerced to true: the rule sees true, so the call needs approval the program cannot give.
+    const refused = await runCode(`return await delete_files({ force: "true" });`, { tools: [deleteFiles] });
+    expect(refused.calls[0]?.observation).toMatchObject({
+      status: 'blocked',
+      error: { code: 'approval_required' },
+    });
+    expect(ran).toEqual([]);
+    // approveCall sees the coerced arguments, and the tool gets exactly them.
+    const approved = await runCode(`return await delete_files({ force: "true" });`, {
+      tools: [deleteFiles],
+      approveCall: (action) => {
+        approvals.push(action.args);
+        return true;
+      },
+    });
+    expect(approved.value).toEqual({ deleted: true });
+    expect(approvals).toEqual([{ force: true }]);
+    expect(ran).toEqual([{ force: true }]);
+    // Invalid arguments are the call's observation, before any approval is asked for.
+    const invalid = await runCode(
+      `try { return await delete_files({ force: "maybe" }); } catch (error) { return error.code; }`,
+      { tools: [deleteFiles], approveCall: () => true },
+    );
+    expect(invalid.calls[0]?.observation).toMatchObject({
+      status: 'error',
+      error: { code: 'invalid_tool_arguments' },
+    });
+    expect(approvals).toHaveLength(1);
+  });
+
   it('applies hooks, per-call timeouts and paired events with the program prefix', async () => {
     const events: RunEvent[] = [];
     const never = defineTool({

@@ -18,6 +18,7 @@ import {
   ToolRegistry,
   toJsonValue,
   toolNeedsApproval,
+  validateToolArguments,
 } from '@org/tools';
 import { type CodeLimits, resolveCodeLimits } from './code-limits.js';
 import type { CodeCallRecord, CodeResult, UnusedEarlyCall } from './code-result.js';
@@ -423,9 +424,21 @@ class CodeRun {
     }
     try {
       const tool = this.registry.resolve(action.toolName);
-      if (tool !== undefined && tool.needsApproval !== false && !(await this.approved(tool, action))) {
+      // As in plan mode: the arguments are validated and coerced first, approval is decided on the coerced value,
+      // and exactly that value runs. Deciding on the raw text would let `{ force: "true" }` pass a rule on
+      // `force === true` and then run coerced to `true`.
+      let call = action;
+      if (tool !== undefined) {
+        const checked = validateToolArguments(tool, action.args, { coerce: true, toolCallId: action.id });
+        if (!checked.ok) {
+          const { code, message } = checked.error;
+          return this.refuse(action, 'error', code, message, { ...checked.error.toJSON() });
+        }
+        call = { ...action, args: checked.value as Record<string, unknown> };
+      }
+      if (tool !== undefined && tool.needsApproval !== false && !(await this.approved(tool, call))) {
         return this.refuse(
-          action,
+          call,
           'blocked',
           'approval_required',
           `Call to '${tool.name}' was not run: tool '${tool.name}' needs approval, which a program cannot ask for. Call '${tool.name}' directly instead.`,
@@ -433,12 +446,12 @@ class CodeRun {
       }
       const onEvent = this.options.onEvent;
       if (this.options.executeCall !== undefined)
-        return await this.options.executeCall(action, { signal, onEvent });
-      return await executeAction(this.registry, action, {
+        return await this.options.executeCall(call, { signal, onEvent });
+      return await executeAction(this.registry, call, {
         ...this.options.callOptions,
         signal,
         validate: true,
-        // Approval was decided above, on the same arguments.
+        // Approval was decided above, on these (coerced) arguments.
         requireApproval: false,
         ...(onEvent === undefined ? {} : { onEvent }),
       });
@@ -469,12 +482,13 @@ class CodeRun {
     status: ToolObservation['status'],
     code: string,
     message: string,
+    details?: Readonly<Record<string, unknown>>,
   ): ToolObservation {
     const observation: ToolObservation = {
       actionId: action.id,
       toolName: action.toolName,
       status,
-      error: { code, message },
+      error: details === undefined ? { code, message } : { code, message, details },
       durationMs: 0,
     };
     this.options.onEvent?.({ type: 'tool-call-finished', timestamp: Date.now(), observation });
