@@ -276,6 +276,41 @@ throw new RangeError('total too small: ' + (first.total + second.total));`,
     expect((first.value as number[]).slice(0, 2)).toEqual([1_700_000_000_000, 1_700_000_000_000]);
   });
 
+  it('reaches no real clock through any path to Date, and tells local time as UTC', async () => {
+    const frozen = Date.UTC(2023, 10, 14, 22, 13, 20);
+    const program = `
+const D = new Date().constructor;
+class Later extends Date {}
+return {
+  viaConstructor: D.now(),
+  viaNewConstructor: new D().getTime(),
+  viaPrototype: Date.prototype.constructor.now(),
+  viaGetPrototypeOf: Object.getPrototypeOf(new Date()).constructor.now(),
+  viaReflect: Reflect.construct(D, []).getTime(),
+  viaSubclass: [new Later().getTime(), new Later() instanceof Later],
+  called: Date() === new Date().toString(),
+  sameConstructor: D === Date,
+  weak: [typeof WeakRef, typeof FinalizationRegistry],
+  local: [new Date().getHours(), new Date().getTimezoneOffset(), new Date(2020, 0, 2, 3, 4).toISOString()],
+  text: new Date().toString(),
+};`;
+    const result = await runCode(program, { tools: [], effects: { now: () => frozen } });
+    expect(result.error).toBeUndefined();
+    expect(result.value).toEqual({
+      viaConstructor: frozen,
+      viaNewConstructor: frozen,
+      viaPrototype: frozen,
+      viaGetPrototypeOf: frozen,
+      viaReflect: frozen,
+      viaSubclass: [frozen, true],
+      called: true,
+      sameConstructor: true,
+      weak: ['undefined', 'undefined'],
+      local: [22, 0, '2020-01-02T03:04:00.000Z'],
+      text: 'Tue Nov 14 2023 22:13:20 GMT+0000 (Coordinated Universal Time)',
+    });
+  });
+
   it('has no network, timers, modules or host objects', async () => {
     const result = await runCode(
       'return [typeof fetch, typeof setTimeout, typeof require, typeof process, typeof globalThis.__call, typeof import.meta];',
