@@ -249,6 +249,29 @@ throw new RangeError('total too small: ' + (first.total + second.total));`,
     expect(result.error?.message).toContain('null');
   });
 
+  it.each([
+    ['a toJSON that loops', 'throw { toJSON() { while (true) {} } };'],
+    [
+      'a message getter that loops',
+      "const e = new Error('x');\nObject.defineProperty(e, 'message', { get() { while (true) {} } });\nthrow e;",
+    ],
+    ['a name getter that loops', "throw { get name() { while (true) {} }, message: 'm' };"],
+  ])(
+    'reads a thrown value within the CPU limit: %s ends at cpuTimeMs, not the wall time',
+    async (_name, source) => {
+      const result = await runCode(source, { tools: [], limits: { cpuTimeMs: 200, wallTimeMs: 60_000 } });
+      expect(result.error).toMatchObject({ code: 'code_limit_exceeded', limit: 'cpuTimeMs' });
+    },
+  );
+
+  it('describes thrown objects that are not errors by their message, or as JSON', async () => {
+    const coded = await runCode("throw { name: 'Refused', message: 'no', code: 'E1' };", { tools: [] });
+    expect(coded.error).toMatchObject({ code: 'code_threw', errorName: 'Refused' });
+    expect(coded.error?.message).toContain('no (code E1)');
+    const plain = await runCode('throw { a: 1 };', { tools: [] });
+    expect(plain.error?.message).toContain('{"a":1}');
+  });
+
   it('ends a program waiting on a promise nothing can settle at once', async () => {
     const started = performance.now();
     const result = await runCode('await get_order({ id: "o1" });\nawait new Promise(() => {});', {
