@@ -169,6 +169,37 @@ return { sum, failure };`,
     expect(approvals).toHaveLength(1);
   });
 
+  it('isolates a throwing onEvent listener: every call settles, the program completes', async () => {
+    let told = 0;
+    const onEvent = (): void => {
+      told += 1;
+      throw new Error('a listener bug');
+    };
+    const program = `
+const refused = await get_order([1]).catch((error) => error.code);
+const blocked = await refund_order({ id: 'o1' }).catch((error) => error.code);
+const order = await get_order({ id: 'o1' });
+return { refused, blocked, id: order.id };`;
+    const result = await runCode(program, { tools: shopTools, onEvent });
+    expect(result.error).toBeUndefined();
+    expect(result.value).toEqual({
+      refused: 'invalid_tool_arguments',
+      blocked: 'approval_required',
+      id: 'o1',
+    });
+    expect(result.calls.map((call) => call.observation.status)).toEqual(['error', 'blocked', 'success']);
+    expect(told).toBeGreaterThanOrEqual(4);
+  });
+
+  it('settles a call whose executor rejects, as an error observation', async () => {
+    const result = await runCode(`return await get_order({ id: 'o1' }).catch((error) => error.code);`, {
+      tools: shopTools,
+      executeCall: () => Promise.reject(new Error('journal unavailable')),
+    });
+    expect(result.value).toBe('tool_execution_failed');
+    expect(result.calls[0]?.observation.error?.message).toContain('journal unavailable');
+  });
+
   it('applies hooks, per-call timeouts and paired events with the program prefix', async () => {
     const events: RunEvent[] = [];
     const never = defineTool({

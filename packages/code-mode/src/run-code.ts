@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import {
   type Action,
   abortReasonOf,
+  combineListeners,
   errorMessageOf,
   type JsonValue,
   limitValueProblem,
@@ -47,6 +48,7 @@ import { stripTypes } from './strip-types.js';
 /**
  * Runs one call of the program. The default is `executeAction` with validation and coercion on and approval required;
  * `createCodeModeTool` passes the code call's `context.executeNested`, a durable run one that journals each call.
+ * The call's arguments are already validated and coerced, and its approval decided; `onEvent` never throws.
  */
 export type CodeCallExecutor = (
   action: Action,
@@ -81,7 +83,7 @@ export interface RunCodeOptions {
   readonly maxConcurrency?: number;
   /** Aborts the program and its running calls. */
   readonly signal?: AbortSignal;
-  /** Receives each call's paired `tool-call-started` / `tool-call-finished` events. */
+  /** Receives each call's paired `tool-call-started` / `tool-call-finished` events; a throw in it is ignored. */
   readonly onEvent?: RunEventListener;
   /** Action ids are `<prefix><n>` for the program's n-th call. Default `code/`. */
   readonly actionIdPrefix?: string;
@@ -170,7 +172,11 @@ export async function runCode(source: string, options: RunCodeOptions): Promise<
   }
   const now = await (options.effects?.now?.() ?? Date.now());
   const randomSeed = await (options.effects?.randomSeed?.() ?? randomInt(0, 2 ** 32));
-  const run = new CodeRun(registry, limits, maxConcurrency, options);
+  // The application's listener is isolated: a throw in it must never cost a call its settlement, nor the host its
+  // process (the refusals are told from the worker's message handler, where a throw is uncaught).
+  const isolated: RunCodeOptions =
+    options.onEvent === undefined ? options : { ...options, onEvent: combineListeners(options.onEvent) };
+  const run = new CodeRun(registry, limits, maxConcurrency, isolated);
   return run.start(stripped.javascript, functionsOf(registry), now, randomSeed, startedAt);
 }
 
@@ -364,19 +370,30 @@ class CodeRun {
     const fullAction: Action = { ...action, args: args.value };
     const launch = (): void => {
       this.active += 1;
-      const pending = this.runCall(fullAction).then(({ observation, early }) => {
-        this.active -= 1;
-        this.records.push({
-          index: message.callId,
-          toolName: message.toolName,
-          args: args.value,
-          observation,
-          ...(early ? { early } : {}),
+      const pending = this.runCall(fullAction)
+        // An executor is not to throw (its failures are observations), but one that does still settles the call.
+        .catch((error: unknown) => ({
+          observation: this.refuse(
+            fullAction,
+            'error',
+            'tool_execution_failed',
+            `Call to '${fullAction.toolName}' failed: ${errorMessageOf(error)}`,
+          ),
+          early: false,
+        }))
+        .then(({ observation, early }) => {
+          this.active -= 1;
+          this.records.push({
+            index: message.callId,
+            toolName: message.toolName,
+            args: args.value,
+            observation,
+            ...(early ? { early } : {}),
+          });
+          this.running.delete(pending);
+          reply(observation);
+          this.queue.shift()?.();
         });
-        this.running.delete(pending);
-        reply(observation);
-        this.queue.shift()?.();
-      });
       this.running.add(pending);
     };
     if (this.active < this.maxConcurrency) launch();
