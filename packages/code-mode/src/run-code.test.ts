@@ -455,5 +455,62 @@ return {
     await expect(runCode('return 1', { tools: shopTools, maxConcurrency: 0 })).rejects.toMatchObject({
       option: 'maxConcurrency',
     });
+    // A WebAssembly memory addresses at most 4 GiB.
+    await expect(
+      runCode('return 1', { tools: shopTools, limits: { memoryBytes: 8 * 1024 ** 3 } }),
+    ).rejects.toMatchObject({ code: 'invalid_code_mode_options', option: 'limits.memoryBytes' });
+  });
+
+  it('refuses a source past maxSourceBytes before parsing it, as a limit the model reads', async () => {
+    const result = await runCode(`return 1;${' '.repeat(100)}`, {
+      tools: [],
+      limits: { maxSourceBytes: 64 },
+    });
+    expect(CodeLimitError.isInstance(result.error)).toBe(true);
+    expect(result.error).toMatchObject({ limit: 'maxSourceBytes', maximum: 64 });
+    expect(result.error?.message).toContain('To fix: write a shorter program');
+    const within = await runCode('return 1;', { tools: [], limits: { maxSourceBytes: 64 } });
+    expect(within.value).toBe(1);
+  });
+
+  it('refuses arguments past their size limit inside the sandbox, before they are copied out', async () => {
+    const ran: unknown[] = [];
+    const echo = defineTool({
+      name: 'echo_text',
+      description: 'Echoes.',
+      input: z.object({ text: z.string() }),
+      execute: ({ text }) => {
+        ran.push(text);
+        return text.length;
+      },
+    });
+    const result = await runCode(
+      `try { return await echo_text({ text: 'x'.repeat(2 * 1024 * 1024) }); } catch (error) { return error.message; }`,
+      { tools: [echo] },
+    );
+    expect(result.value).toBe('echo_text: the arguments are larger than 1048576 bytes of JSON');
+    expect(result.calls).toEqual([]);
+    expect(ran).toEqual([]);
+  });
+
+  it("counts the text of failed calls' errors against maxInputBytes", async () => {
+    const failing = defineTool({
+      name: 'always_fails',
+      description: 'Fails.',
+      input: z.object({}),
+      execute: () => {
+        throw new Error('x'.repeat(400));
+      },
+    });
+    const result = await runCode(
+      `for (let i = 0; i < 10; i++) { try { await always_fails({}); } catch {} }\nreturn 'done';`,
+      { tools: [failing], limits: { maxInputBytes: 1000 } },
+    );
+    expect(result.error).toMatchObject({ code: 'code_limit_exceeded', limit: 'maxInputBytes' });
+  });
+
+  it('tells the model, at the wall time, that a loop inside one built-in cannot be interrupted', () => {
+    const error = new CodeLimitError({ limit: 'wallTimeMs', maximum: 1000 });
+    expect(error.message).toContain('a loop inside one built-in');
   });
 });

@@ -165,6 +165,18 @@ export async function runCode(source: string, options: RunCodeOptions): Promise<
   if (typeof source !== 'string')
     throw new CodeModeOptionsError({ option: 'source', value: source, problem: 'must be a string' });
   const startedAt = performance.now();
+  // The parser's work grows with the source: a source past its limit is refused before it is parsed.
+  const sourceBytes =
+    source.length > limits.maxSourceBytes ? source.length : Buffer.byteLength(source, 'utf8');
+  if (sourceBytes > limits.maxSourceBytes) {
+    const unusedEarlyCalls = (await options.earlyCalls?.drain()) ?? [];
+    const error = new CodeLimitError({
+      limit: 'maxSourceBytes',
+      maximum: limits.maxSourceBytes,
+      detail: `the program is ${source.length > limits.maxSourceBytes ? 'more than ' : ''}${sourceBytes} bytes`,
+    });
+    return failed(error, [], [], 0, startedAt, unusedEarlyCalls);
+  }
   const stripped = stripTypes(source);
   if (!stripped.ok) {
     const unusedEarlyCalls = (await options.earlyCalls?.drain()) ?? [];
@@ -270,7 +282,16 @@ class CodeRun {
         }
       };
       const session = startSandbox(
-        { type: 'run', runId, program, functions, limits: this.limits, now, randomSeed },
+        {
+          type: 'run',
+          runId,
+          program,
+          functions,
+          limits: this.limits,
+          maxArgumentsBytes: DEFAULT_ARGUMENT_LIMITS.maxBytes,
+          now,
+          randomSeed,
+        },
         {
           onCall: (message) => this.onCall(message, session.post),
           onDone: (message) => {

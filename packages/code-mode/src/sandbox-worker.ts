@@ -175,6 +175,10 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
           throw new TypeError(identifier + ': arguments must be JSON (found a ' + typeof value + ' at ' + JSON.stringify(key) + ')');
         return value;
       });
+      // Checked before the text leaves the sandbox (the host checks its UTF-8 bytes again): a string can be no
+      // shorter in UTF-8 bytes than in characters.
+      if (text.length > spec.maxArgumentsBytes)
+        throw new TypeError(identifier + ': the arguments are larger than ' + spec.maxArgumentsBytes + ' bytes of JSON');
       return JSON.parse(await call(toolName, text));
     };
   }
@@ -279,6 +283,7 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
         consoleFunction.dispose();
         const spec = JSON.stringify({
           functions: this.message.functions,
+          maxArgumentsBytes: this.message.maxArgumentsBytes,
           now: this.message.now,
           seed: this.message.randomSeed,
         });
@@ -345,6 +350,15 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
           const failure = error ?? { code: 'error', status: 'error', message: 'The call failed.' };
           // An error's text enters the sandbox too, and counts against the same limit.
           this.inputBytes += Buffer.byteLength(failure.message, 'utf8');
+          if (this.inputBytes > this.limits.maxInputBytes) {
+            this.calls.set(callId, deferred);
+            this.end({
+              kind: 'limit',
+              limit: 'maxInputBytes',
+              detail: `the error of call ${callId} brought the total to ${this.inputBytes} bytes`,
+            });
+            return;
+          }
           const handle = context.newError({ name: 'ToolCallError', message: failure.message });
           const code = context.newString(failure.code);
           const status = context.newString(failure.status);
