@@ -47,6 +47,12 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
       };
     }
   ).WebAssembly;
+  // QuickJS learns the time zone from this realm (emscripten's localtime asks the worker's own Date): made UTC here,
+  // so a program's local time (parsing '2020-01-02T03:04' included) is UTC on every host. The host's realm is
+  // another one: its Date is untouched.
+  (
+    globalThis as unknown as { Date: { prototype: { getTimezoneOffset: () => number } } }
+  ).Date.prototype.getTimezoneOffset = () => 0;
   const { readFileSync } = load('node:fs') as typeof import('node:fs');
   // Compiling QuickJS takes most of a module's start: done once, each program instantiates the compiled module.
   const compiled = new wasm.Module(readFileSync(paths.wasm));
@@ -118,43 +124,18 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
   };
   // Date is frozen at the effects' time and every path to it leads here: the constructor is replaced on the shared
   // prototype too, so 'new Date().constructor' or 'Object.getPrototypeOf(d).constructor' never reach the real clock.
-  // Local time is UTC: QuickJS asks the host for its time zone, which a program has no business learning.
-  const RealDate = Date, now = spec.now, construct = Reflect.construct, UTC = RealDate.UTC;
+  // (Local time is UTC: see the worker's getTimezoneOffset above.)
+  const RealDate = Date, now = spec.now, construct = Reflect.construct;
   const DatePrototype = RealDate.prototype;
   function SandboxDate(...args) {
     if (!new.target) return new SandboxDate().toString();
-    if (args.length === 0) return construct(RealDate, [now], new.target);
-    if (args.length === 1) return construct(RealDate, args, new.target);
-    return construct(RealDate, [UTC(...args)], new.target);
+    return construct(RealDate, args.length === 0 ? [now] : args, new.target);
   }
   Object.defineProperty(SandboxDate, 'prototype', { value: DatePrototype });
   Object.defineProperty(DatePrototype, 'constructor', { value: SandboxDate, writable: true, configurable: true });
   SandboxDate.now = () => now;
   SandboxDate.parse = RealDate.parse;
-  SandboxDate.UTC = UTC;
-  const pad = (n, width) => String(n).padStart(width, '0');
-  const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-  const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-  const valid = (date) => !Number.isNaN(date.getTime());
-  const datePart = (d) => DAYS[d.getUTCDay()] + ' ' + MONTHS[d.getUTCMonth()] + ' ' + pad(d.getUTCDate(), 2) + ' ' + (d.getUTCFullYear() < 0 ? '-' + pad(-d.getUTCFullYear(), 6) : pad(d.getUTCFullYear(), 4));
-  const timePart = (d) => pad(d.getUTCHours(), 2) + ':' + pad(d.getUTCMinutes(), 2) + ':' + pad(d.getUTCSeconds(), 2) + ' GMT+0000 (Coordinated Universal Time)';
-  const hour12 = (d) => (d.getUTCHours() % 12 === 0 ? 12 : d.getUTCHours() % 12) + ':' + pad(d.getUTCMinutes(), 2) + ':' + pad(d.getUTCSeconds(), 2) + (d.getUTCHours() < 12 ? ' AM' : ' PM');
-  const dateNumbers = (d) => (d.getUTCMonth() + 1) + '/' + d.getUTCDate() + '/' + d.getUTCFullYear();
-  const methods = {
-    getTimezoneOffset() { return valid(this) ? 0 : NaN; },
-    toString() { return valid(this) ? datePart(this) + ' ' + timePart(this) : 'Invalid Date'; },
-    toDateString() { return valid(this) ? datePart(this) : 'Invalid Date'; },
-    toTimeString() { return valid(this) ? timePart(this) : 'Invalid Date'; },
-    toLocaleString() { return valid(this) ? dateNumbers(this) + ', ' + hour12(this) : 'Invalid Date'; },
-    toLocaleDateString() { return valid(this) ? dateNumbers(this) : 'Invalid Date'; },
-    toLocaleTimeString() { return valid(this) ? hour12(this) : 'Invalid Date'; },
-  };
-  for (const part of ['FullYear', 'Month', 'Date', 'Day', 'Hours', 'Minutes', 'Seconds', 'Milliseconds']) {
-    methods['get' + part] = DatePrototype['getUTC' + part];
-    if (part !== 'Day') methods['set' + part] = DatePrototype['setUTC' + part];
-  }
-  for (const name of Object.keys(methods))
-    Object.defineProperty(DatePrototype, name, { value: methods[name], writable: true, configurable: true });
+  SandboxDate.UTC = RealDate.UTC;
   globalThis.Date = SandboxDate;
   // Their callbacks run when the collector decides: a timing channel, and a program that differs between runs.
   delete globalThis.WeakRef;
