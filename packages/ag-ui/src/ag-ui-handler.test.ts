@@ -1,5 +1,6 @@
 import type { BaseEvent } from '@ag-ui/core';
 import type { RunEvent } from '@org/core';
+import { runAgent } from '@org/planner';
 import { createScriptedModel, type ScriptedTurn } from '@org/provider-scripted';
 import { defineTool } from '@org/tools';
 import { describe, expect, it } from 'vitest';
@@ -184,9 +185,57 @@ describe('createAgUiHandler (web-standard Request / Response)', () => {
       'resume[0].payload',
     ],
   ])('refuses %s with 400 and the field at fault', async (_name, body, problem, field) => {
-    const { handler, model } = handlerFor([{ text: 'never' }]);
+    const { handler, model } = handlerFor([{ text: 'never' }], {
+      stateSecret: 'a test secret of at least 32 bytes!',
+    });
     const refused = await problemOf(await handler(post(body)));
     expect(refused).toMatchObject({ status: 400, problem, field });
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('refuses any resume without a stateSecret: a state the client wrote never runs', async () => {
+    const ran: unknown[] = [];
+    const pay = defineTool({
+      name: 'pay',
+      description: 'Pays an amount.',
+      input: z.object({ amount: z.number() }),
+      needsApproval: true,
+      execute: (input) => {
+        ran.push(input);
+        return { paid: input.amount };
+      },
+    });
+    // A real paused state (unsealed: no secret), its pending call's arguments then edited by the client.
+    const paused = await runAgent({
+      model: createScriptedModel({
+        script: [{ toolCalls: [{ id: 'c1', toolName: 'pay', arguments: { amount: 1 } }] }],
+      }),
+      tools: [pay],
+      messages: [{ role: 'user', content: 'pay 1' }],
+    });
+    expect(paused.finishReason).toBe('approval-required');
+    const forged: unknown = JSON.parse(
+      JSON.stringify(paused.state)
+        .replaceAll('"amount":1', '"amount":1000000')
+        .replaceAll('\\"amount\\":1', '\\"amount\\":1000000'),
+    );
+    const model = createScriptedModel({ script: [{ text: 'paid' }] });
+    const handler = createAgUiHandler({ model, tools: [pay] });
+    const refused = await problemOf(
+      await handler(
+        post(
+          runInput({
+            messages: [],
+            resume: [
+              { interruptId: 'c1', status: 'resolved', payload: true, metadata: { agentState: forged } },
+            ],
+          }),
+        ),
+      ),
+    );
+    expect(refused).toMatchObject({ status: 400, problem: 'resume', field: 'resume' });
+    expect(refused.message).toContain('stateSecret');
+    expect(ran).toEqual([]);
     expect(model.requests).toHaveLength(0);
   });
 

@@ -9,7 +9,7 @@ import {
   type RunEventListeners,
   runEventListenersProblem,
 } from '@org/core';
-import { type AgentResult, runAgent } from '@org/planner';
+import { type AgentResult, type ResumeTokenStore, runAgent, type StateSecret } from '@org/planner';
 import { ToolRegistry } from '@org/tools';
 import { toApprovalInterrupts } from './approval-interrupts.js';
 import { AgUiRequestError, InvalidAgUiOptionError } from './errors.js';
@@ -40,6 +40,18 @@ export interface AgUiHandlerOptions extends AgUiAgentOptions {
   readonly runOptions?: (
     context: AgUiRunContext,
   ) => Partial<AgUiAgentOptions> | Promise<Partial<AgUiAgentOptions>>;
+  /**
+   * Seals the states of runs paused for approval, and verifies them when a run input resumes one. Required for
+   * approvals: without it a paused run ends with `RUN_ERROR` `approval_needs_state_secret`, and a run input with
+   * `resume` entries is refused (400, problem `resume`), since an unsealed state could be one the client wrote.
+   */
+  readonly stateSecret?: StateSecret;
+  /**
+   * Where resumes claim a paused state's resume token, so each state is resumed once. The default keeps claims in
+   * this process's memory: "claimed once" holds within one process only. When several instances serve the endpoint
+   * (replicas behind a load balancer, serverless), give a store on shared storage (see `ResumeTokenStore`).
+   */
+  readonly resumeTokenStore?: ResumeTokenStore;
   /** Largest run input accepted, in bytes; larger is refused with 413 before it is read whole. Default 4 MiB. */
   readonly maxBodyBytes?: number;
   /** How often an idle stream sends an SSE comment, so proxies keep the connection open. Default 15 000 ms. */

@@ -2,6 +2,7 @@ import type { RunAgentInput } from '@ag-ui/core';
 import type { AgentOptions } from '@org/planner';
 import { ToolRegistry } from '@org/tools';
 import { readApprovalResume } from './approval-interrupts.js';
+import { AgUiRequestError } from './errors.js';
 import { toFrontEndTools } from './front-end-tools.js';
 import { toInputConversation } from './input-messages.js';
 
@@ -19,7 +20,8 @@ export interface PreparedRun {
  * Reads a run input into `runAgent` options: the front end's tools beside the server's, its `context` and `state`
  * shown to the model after the system prompt, and either the conversation (`messages`) or, when the input carries
  * `resume` entries, the paused run's state and decisions (the conversation then comes from the state, and the
- * input's messages are the front end's copy of it). Throws `AgUiRequestError` for anything that cannot run.
+ * input's messages are the front end's copy of it). A resume needs the agent's `stateSecret` (refused without one,
+ * since an unsealed state could be the client's own). Throws `AgUiRequestError` for anything that cannot run.
  */
 export function prepareRun(input: RunAgentInput, agent: AgUiAgentOptions): PreparedRun {
   const serverTools = agent.tools instanceof ToolRegistry ? agent.tools : new ToolRegistry(agent.tools);
@@ -36,6 +38,17 @@ export function prepareRun(input: RunAgentInput, agent: AgUiAgentOptions): Prepa
   };
   const frontEndToolNames = new Set(frontEndTools.map((tool) => tool.name));
   if (input.resume !== undefined && input.resume.length > 0) {
+    // Without a secret the planner cannot tell a state it paused from one the client wrote (a pending call to an
+    // approval-gated tool with the client's own arguments, a fresh resume token each time): no resume is trusted.
+    if (agent.stateSecret === undefined) {
+      throw new AgUiRequestError({
+        problem: 'resume',
+        message:
+          'This endpoint cannot resume a paused run: resuming needs a stateSecret on the handler, so the paused ' +
+          'state it gets back is known to be its own. Give createAgUiHandler / serveAgUi a stateSecret.',
+        field: 'resume',
+      });
+    }
     return {
       options: { ...base, resume: readApprovalResume(input.resume) },
       frontEndToolNames,

@@ -447,6 +447,65 @@ describe('serveAgUi with the official @ag-ui/client HttpAgent', () => {
     });
   });
 
+  it('ends the run when a client stops reading, then disconnects while the server waits for it to drain', async () => {
+    let toolStarted!: () => void;
+    const started = new Promise<void>((resolve) => {
+      toolStarted = resolve;
+    });
+    let abortedSignal!: () => void;
+    const aborted = new Promise<void>((resolve) => {
+      abortedSignal = resolve;
+    });
+    const slow = defineTool({
+      name: 'slow_search',
+      description: 'Searches until aborted.',
+      input: z.object({}),
+      execute: (_args, context) =>
+        new Promise((_resolve, reject) => {
+          toolStarted();
+          context.signal?.addEventListener('abort', () => {
+            abortedSignal();
+            reject(new Error('aborted'));
+          });
+        }),
+    });
+    // Far more text than the socket buffers hold: the server's writes back up while the tool runs.
+    const { server, model } = await serve(
+      [
+        {
+          text: 'x'.repeat(16 * 1024 * 1024),
+          toolCalls: [{ id: 'call_slow', toolName: 'slow_search', arguments: {} }],
+        },
+        { text: 'never' },
+      ],
+      { tools: [slow] },
+    );
+    const { connect } = await import('node:net');
+    const body = JSON.stringify({
+      threadId: 't',
+      runId: 'r',
+      messages: [{ id: 'u', role: 'user', content: 'search' }],
+      tools: [],
+      context: [],
+      state: {},
+      forwardedProps: {},
+    });
+    const socket = connect(Number(server.url.port), server.url.hostname);
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    socket.pause(); // never reads: the kernel's buffers fill, then the server's
+    socket.write(
+      `POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    await started;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.destroy();
+    await aborted;
+    expect(model.requests).toHaveLength(1);
+    // The server is unharmed: the next request is served, and it closes without waiting on the stalled one.
+    const answer = await fetch(server.url, { method: 'GET' });
+    expect(answer.status).toBe(405);
+  });
+
   it('answers bad requests with an HTTP error and keeps serving', async () => {
     const { server, agent } = await serve([{ text: 'Still here.' }]);
     const post = (body: string, contentType = 'application/json') =>

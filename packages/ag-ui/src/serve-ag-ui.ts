@@ -119,7 +119,29 @@ async function serve(
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    if (!response.write(value)) await new Promise<void>((resolve) => response.once('drain', resolve));
+    if (!response.write(value) && !(await drained(response))) {
+      // The client went away while its buffers were full: 'drain' never comes. The run is aborted (by the
+      // 'close' listener above, again here in case it ran first) and the stream let go.
+      controller.abort();
+      await reader.cancel().catch(() => undefined);
+      return;
+    }
   }
   response.end();
+}
+
+/** Waits until the response can take more: true when it drained, false when it closed first. */
+function drained(response: ServerResponse): Promise<boolean> {
+  if (response.destroyed) return Promise.resolve(false);
+  return new Promise<boolean>((resolve) => {
+    const settle = (open: boolean): void => {
+      response.off('drain', onDrain);
+      response.off('close', onClose);
+      resolve(open);
+    };
+    const onDrain = (): void => settle(true);
+    const onClose = (): void => settle(false);
+    response.once('drain', onDrain);
+    response.once('close', onClose);
+  });
 }

@@ -23,6 +23,8 @@ export interface CodeLimits {
   readonly maxReturnBytes: number;
   /** Bytes of console output (`console.log` and friends). */
   readonly maxConsoleBytes: number;
+  /** Bytes of the program's source (UTF-8): a longer one is refused before it is parsed. */
+  readonly maxSourceBytes: number;
 }
 
 /** The default limits: generous for a program that orchestrates tools, tight for one that computes. */
@@ -35,10 +37,13 @@ export const DEFAULT_CODE_LIMITS: CodeLimits = Object.freeze({
   maxInputBytes: 8 * 1024 * 1024,
   maxReturnBytes: 256 * 1024,
   maxConsoleBytes: 64 * 1024,
+  maxSourceBytes: 1024 * 1024,
 });
 
 // QuickJS's module starts with 16 MiB of memory; a memory may not be smaller than its start.
 const MINIMUM_MEMORY_BYTES = 16 * 1024 * 1024;
+// A WebAssembly memory (32-bit) addresses at most 4 GiB.
+const MAXIMUM_MEMORY_BYTES = 4 * 1024 * 1024 * 1024;
 // QuickJS's own frames need room; above this the WebAssembly stack of Node can overflow first (measured).
 const MAXIMUM_STACK_BYTES = 256 * 1024;
 
@@ -51,6 +56,13 @@ export function resolveCodeLimits(given: Partial<CodeLimits> | undefined): CodeL
       minimum: name === 'memoryBytes' ? MINIMUM_MEMORY_BYTES : name === 'stackBytes' ? 16 * 1024 : 1,
     });
     if (problem !== undefined) throw new CodeModeOptionsError({ option: `limits.${name}`, value, problem });
+  }
+  if (limits.memoryBytes > MAXIMUM_MEMORY_BYTES) {
+    throw new CodeModeOptionsError({
+      option: 'limits.memoryBytes',
+      value: limits.memoryBytes,
+      problem: `must be at most ${MAXIMUM_MEMORY_BYTES} (4 GiB, what a WebAssembly memory can address); got ${limits.memoryBytes}`,
+    });
   }
   if (limits.stackBytes > MAXIMUM_STACK_BYTES) {
     throw new CodeModeOptionsError({

@@ -76,6 +76,25 @@ describe('createCodeModeTool', () => {
     expect(nested[0]?.type === 'tool-call-started' && nested[0].action.id).toBe('call_code/1');
   });
 
+  it("isolates a throwing onEvent of its own: the program completes and the code call's progress is still told", async () => {
+    const onEvent = (): void => {
+      throw new Error('a listener bug');
+    };
+    const tools = new ToolRegistry([createCodeModeTool({ tools: shopTools, onEvent })]);
+    const events: RunEvent[] = [];
+    const observation = await executeAction(
+      tools,
+      {
+        id: 'call_code',
+        toolName: CODE_MODE_TOOL_NAME,
+        args: { code: 'return (await get_order({ id: "o2" })).total;' },
+      },
+      { onEvent: (event) => events.push(event) },
+    );
+    expect(JSON.parse(String(observation.output))).toMatchObject({ status: 'success', value: 25.5 });
+    expect(events.filter((event) => event.type === 'tool-call-progress')).toHaveLength(2);
+  });
+
   it('sits beside a plan tool in one agent run: the model plans, then writes a program, then answers', async () => {
     const tools = new ToolRegistry(shopTools);
     const model = createScriptedModel({

@@ -1,4 +1,4 @@
-import { errorMessageOf, type JsonSchema, type RunEvent, type RunEventListener } from '@org/core';
+import { combineListeners, errorMessageOf, type JsonSchema, type RunEventListener } from '@org/core';
 import {
   defineTool,
   executeAction,
@@ -81,13 +81,9 @@ export function createCodeModeTool(options: CodeModeToolOptions): Tool {
   // Checked now, so a bad limit fails where the tool is made, not at the model's first program.
   const limits: CodeLimits = resolveCodeLimits(rest.limits);
 
-  const listenerFor = (context: ToolExecutionContext): RunEventListener => {
-    const userListener = rest.onEvent;
-    return (event: RunEvent): void => {
-      userListener?.(event);
-      context.reportProgress(event);
-    };
-  };
+  // Isolated: a throwing listener of the application must not cost the call's progress reports (or its calls).
+  const listenerFor = (context: ToolExecutionContext): RunEventListener =>
+    combineListeners(rest.onEvent, (event) => context.reportProgress(event));
   const executorFor = (context: ToolExecutionContext): CodeCallExecutor | undefined => {
     if (rest.executeCall !== undefined) return rest.executeCall;
     // A context built by hand (a test calling `execute` directly) has no nested runner: runCode's default then runs

@@ -37,10 +37,13 @@ export type CodeLimitName =
   | 'maxToolCalls'
   | 'maxInputBytes'
   | 'maxReturnBytes'
-  | 'maxConsoleBytes';
+  | 'maxConsoleBytes'
+  | 'maxSourceBytes';
 
 const LIMIT_ADVICE: Readonly<Record<CodeLimitName, string>> = {
-  wallTimeMs: 'run fewer calls at once or split the work into two programs',
+  wallTimeMs:
+    'run fewer calls at once or split the work into two programs; a loop inside one built-in (a huge ' +
+    'Array(n).fill or indexOf, a long string repeat) cannot be interrupted, so work on smaller values',
   cpuTimeMs: 'compute less in the program (no busy loops); let tools do heavy work',
   memoryBytes: 'keep fewer or smaller values in memory; pick the fields you need from tool results',
   stackBytes: 'use a loop instead of deep recursion',
@@ -48,6 +51,7 @@ const LIMIT_ADVICE: Readonly<Record<CodeLimitName, string>> = {
   maxInputBytes: 'ask tools for narrower results (filters, pages, fewer fields)',
   maxReturnBytes: 'return only what the answer needs (aggregate, pick fields)',
   maxConsoleBytes: 'log less; return the values you need instead',
+  maxSourceBytes: 'write a shorter program; get data from tools instead of writing it into the source',
 };
 
 /** The program went past one of its limits and was stopped. Calls that finished before took effect. */

@@ -27,4 +27,10 @@ export {
   type RunCodeOptions,
   runCode,
 } from './run-code.js';
-export { closeCodeSandboxes, prewarmCodeSandbox } from './sandbox-pool.js';
+export {
+  type CodeSandboxOptions,
+  closeCodeSandboxes,
+  configureCodeSandboxes,
+  DEFAULT_MAX_SANDBOX_WORKERS,
+  prewarmCodeSandbox,
+} from './sandbox-pool.js';

@@ -126,6 +126,80 @@ return { sum, failure };`,
     expect(approved.value).toEqual({ refunded: 'o1' });
   });
 
+  it('decides approval on the validated, coerced arguments, and runs exactly those', async () => {
+    const ran: unknown[] = [];
+    const approvals: unknown[] = [];
+    const deleteFiles = defineTool({
+      name: 'delete_files',
+      description: 'Deletes files.',
+      input: z.object({ force: z.boolean() }),
+      needsApproval: (args) => args.force === true,
+      execute: (args) => {
+        ran.push(args);
+        return { deleted: true };
+      },
+    });
+    // "true" is coerced to true: the rule sees true, so the call needs approval the program cannot give.
+    const refused = await runCode(`return await delete_files({ force: "true" });`, { tools: [deleteFiles] });
+    expect(refused.calls[0]?.observation).toMatchObject({
+      status: 'blocked',
+      error: { code: 'approval_required' },
+    });
+    expect(ran).toEqual([]);
+    // approveCall sees the coerced arguments, and the tool gets exactly them.
+    const approved = await runCode(`return await delete_files({ force: "true" });`, {
+      tools: [deleteFiles],
+      approveCall: (action) => {
+        approvals.push(action.args);
+        return true;
+      },
+    });
+    expect(approved.value).toEqual({ deleted: true });
+    expect(approvals).toEqual([{ force: true }]);
+    expect(ran).toEqual([{ force: true }]);
+    // Invalid arguments are the call's observation, before any approval is asked for.
+    const invalid = await runCode(
+      `try { return await delete_files({ force: "maybe" }); } catch (error) { return error.code; }`,
+      { tools: [deleteFiles], approveCall: () => true },
+    );
+    expect(invalid.calls[0]?.observation).toMatchObject({
+      status: 'error',
+      error: { code: 'invalid_tool_arguments' },
+    });
+    expect(approvals).toHaveLength(1);
+  });
+
+  it('isolates a throwing onEvent listener: every call settles, the program completes', async () => {
+    let told = 0;
+    const onEvent = (): void => {
+      told += 1;
+      throw new Error('a listener bug');
+    };
+    const program = `
+const refused = await get_order([1]).catch((error) => error.code);
+const blocked = await refund_order({ id: 'o1' }).catch((error) => error.code);
+const order = await get_order({ id: 'o1' });
+return { refused, blocked, id: order.id };`;
+    const result = await runCode(program, { tools: shopTools, onEvent });
+    expect(result.error).toBeUndefined();
+    expect(result.value).toEqual({
+      refused: 'invalid_tool_arguments',
+      blocked: 'approval_required',
+      id: 'o1',
+    });
+    expect(result.calls.map((call) => call.observation.status)).toEqual(['error', 'blocked', 'success']);
+    expect(told).toBeGreaterThanOrEqual(4);
+  });
+
+  it('settles a call whose executor rejects, as an error observation', async () => {
+    const result = await runCode(`return await get_order({ id: 'o1' }).catch((error) => error.code);`, {
+      tools: shopTools,
+      executeCall: () => Promise.reject(new Error('journal unavailable')),
+    });
+    expect(result.value).toBe('tool_execution_failed');
+    expect(result.calls[0]?.observation.error?.message).toContain('journal unavailable');
+  });
+
   it('applies hooks, per-call timeouts and paired events with the program prefix', async () => {
     const events: RunEvent[] = [];
     const never = defineTool({
@@ -206,6 +280,29 @@ throw new RangeError('total too small: ' + (first.total + second.total));`,
     expect(result.error?.message).toContain('null');
   });
 
+  it.each([
+    ['a toJSON that loops', 'throw { toJSON() { while (true) {} } };'],
+    [
+      'a message getter that loops',
+      "const e = new Error('x');\nObject.defineProperty(e, 'message', { get() { while (true) {} } });\nthrow e;",
+    ],
+    ['a name getter that loops', "throw { get name() { while (true) {} }, message: 'm' };"],
+  ])(
+    'reads a thrown value within the CPU limit: %s ends at cpuTimeMs, not the wall time',
+    async (_name, source) => {
+      const result = await runCode(source, { tools: [], limits: { cpuTimeMs: 200, wallTimeMs: 60_000 } });
+      expect(result.error).toMatchObject({ code: 'code_limit_exceeded', limit: 'cpuTimeMs' });
+    },
+  );
+
+  it('describes thrown objects that are not errors by their message, or as JSON', async () => {
+    const coded = await runCode("throw { name: 'Refused', message: 'no', code: 'E1' };", { tools: [] });
+    expect(coded.error).toMatchObject({ code: 'code_threw', errorName: 'Refused' });
+    expect(coded.error?.message).toContain('no (code E1)');
+    const plain = await runCode('throw { a: 1 };', { tools: [] });
+    expect(plain.error?.message).toContain('{"a":1}');
+  });
+
   it('ends a program waiting on a promise nothing can settle at once', async () => {
     const started = performance.now();
     const result = await runCode('await get_order({ id: "o1" });\nawait new Promise(() => {});', {
@@ -231,6 +328,43 @@ throw new RangeError('total too small: ' + (first.total + second.total));`,
     const second = await runCode(program, { tools: shopTools, effects });
     expect(first.value).toEqual(second.value);
     expect((first.value as number[]).slice(0, 2)).toEqual([1_700_000_000_000, 1_700_000_000_000]);
+  });
+
+  it('reaches no real clock through any path to Date, and tells local time as UTC', async () => {
+    const frozen = Date.UTC(2023, 10, 14, 22, 13, 20);
+    const program = `
+const D = new Date().constructor;
+class Later extends Date {}
+return {
+  viaConstructor: D.now(),
+  viaNewConstructor: new D().getTime(),
+  viaPrototype: Date.prototype.constructor.now(),
+  viaGetPrototypeOf: Object.getPrototypeOf(new Date()).constructor.now(),
+  viaReflect: Reflect.construct(D, []).getTime(),
+  viaSubclass: [new Later().getTime(), new Later() instanceof Later],
+  called: Date() === new Date().toString(),
+  sameConstructor: D === Date,
+  weak: [typeof WeakRef, typeof FinalizationRegistry],
+  local: [new Date().getHours(), new Date().getTimezoneOffset(), new Date(2020, 0, 2, 3, 4).toISOString()],
+  parsed: [Date.parse('2020-01-02T03:04'), new Date('2020-01-02T03:04').getTime(), Date.parse('Jan 2 2020 03:04')],
+  text: new Date().toString(),
+};`;
+    const result = await runCode(program, { tools: [], effects: { now: () => frozen } });
+    expect(result.error).toBeUndefined();
+    expect(result.value).toEqual({
+      viaConstructor: frozen,
+      viaNewConstructor: frozen,
+      viaPrototype: frozen,
+      viaGetPrototypeOf: frozen,
+      viaReflect: frozen,
+      viaSubclass: [frozen, true],
+      called: true,
+      sameConstructor: true,
+      weak: ['undefined', 'undefined'],
+      local: [22, 0, '2020-01-02T03:04:00.000Z'],
+      parsed: [Date.UTC(2020, 0, 2, 3, 4), Date.UTC(2020, 0, 2, 3, 4), Date.UTC(2020, 0, 2, 3, 4)],
+      text: 'Tue Nov 14 2023 22:13:20 GMT+0000',
+    });
   });
 
   it('has no network, timers, modules or host objects', async () => {
@@ -323,5 +457,62 @@ throw new RangeError('total too small: ' + (first.total + second.total));`,
     await expect(runCode('return 1', { tools: shopTools, maxConcurrency: 0 })).rejects.toMatchObject({
       option: 'maxConcurrency',
     });
+    // A WebAssembly memory addresses at most 4 GiB.
+    await expect(
+      runCode('return 1', { tools: shopTools, limits: { memoryBytes: 8 * 1024 ** 3 } }),
+    ).rejects.toMatchObject({ code: 'invalid_code_mode_options', option: 'limits.memoryBytes' });
+  });
+
+  it('refuses a source past maxSourceBytes before parsing it, as a limit the model reads', async () => {
+    const result = await runCode(`return 1;${' '.repeat(100)}`, {
+      tools: [],
+      limits: { maxSourceBytes: 64 },
+    });
+    expect(CodeLimitError.isInstance(result.error)).toBe(true);
+    expect(result.error).toMatchObject({ limit: 'maxSourceBytes', maximum: 64 });
+    expect(result.error?.message).toContain('To fix: write a shorter program');
+    const within = await runCode('return 1;', { tools: [], limits: { maxSourceBytes: 64 } });
+    expect(within.value).toBe(1);
+  });
+
+  it('refuses arguments past their size limit inside the sandbox, before they are copied out', async () => {
+    const ran: unknown[] = [];
+    const echo = defineTool({
+      name: 'echo_text',
+      description: 'Echoes.',
+      input: z.object({ text: z.string() }),
+      execute: ({ text }) => {
+        ran.push(text);
+        return text.length;
+      },
+    });
+    const result = await runCode(
+      `try { return await echo_text({ text: 'x'.repeat(2 * 1024 * 1024) }); } catch (error) { return error.message; }`,
+      { tools: [echo] },
+    );
+    expect(result.value).toBe('echo_text: the arguments are larger than 1048576 bytes of JSON');
+    expect(result.calls).toEqual([]);
+    expect(ran).toEqual([]);
+  });
+
+  it("counts the text of failed calls' errors against maxInputBytes", async () => {
+    const failing = defineTool({
+      name: 'always_fails',
+      description: 'Fails.',
+      input: z.object({}),
+      execute: () => {
+        throw new Error('x'.repeat(400));
+      },
+    });
+    const result = await runCode(
+      `for (let i = 0; i < 10; i++) { try { await always_fails({}); } catch {} }\nreturn 'done';`,
+      { tools: [failing], limits: { maxInputBytes: 1000 } },
+    );
+    expect(result.error).toMatchObject({ code: 'code_limit_exceeded', limit: 'maxInputBytes' });
+  });
+
+  it('tells the model, at the wall time, that a loop inside one built-in cannot be interrupted', () => {
+    const error = new CodeLimitError({ limit: 'wallTimeMs', maximum: 1000 });
+    expect(error.message).toContain('a loop inside one built-in');
   });
 });

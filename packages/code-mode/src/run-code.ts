@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import {
   type Action,
   abortReasonOf,
+  combineListeners,
   errorMessageOf,
   type JsonValue,
   limitValueProblem,
@@ -18,6 +19,7 @@ import {
   ToolRegistry,
   toJsonValue,
   toolNeedsApproval,
+  validateToolArguments,
 } from '@org/tools';
 import { type CodeLimits, resolveCodeLimits } from './code-limits.js';
 import type { CodeCallRecord, CodeResult, UnusedEarlyCall } from './code-result.js';
@@ -46,6 +48,7 @@ import { stripTypes } from './strip-types.js';
 /**
  * Runs one call of the program. The default is `executeAction` with validation and coercion on and approval required;
  * `createCodeModeTool` passes the code call's `context.executeNested`, a durable run one that journals each call.
+ * The call's arguments are already validated and coerced, and its approval decided; `onEvent` never throws.
  */
 export type CodeCallExecutor = (
   action: Action,
@@ -82,7 +85,7 @@ export interface RunCodeOptions {
   readonly maxConcurrency?: number;
   /** Aborts the program and its running calls. */
   readonly signal?: AbortSignal;
-  /** Receives each call's paired `tool-call-started` / `tool-call-finished` events. */
+  /** Receives each call's paired `tool-call-started` / `tool-call-finished` events; a throw in it is ignored. */
   readonly onEvent?: RunEventListener;
   /** Action ids are `<prefix><n>` for the program's n-th call. Default `code/`. */
   readonly actionIdPrefix?: string;
@@ -164,6 +167,18 @@ export async function runCode(source: string, options: RunCodeOptions): Promise<
   if (typeof source !== 'string')
     throw new CodeModeOptionsError({ option: 'source', value: source, problem: 'must be a string' });
   const startedAt = performance.now();
+  // The parser's work grows with the source: a source past its limit is refused before it is parsed.
+  const sourceBytes =
+    source.length > limits.maxSourceBytes ? source.length : Buffer.byteLength(source, 'utf8');
+  if (sourceBytes > limits.maxSourceBytes) {
+    const unusedEarlyCalls = (await options.earlyCalls?.drain()) ?? [];
+    const error = new CodeLimitError({
+      limit: 'maxSourceBytes',
+      maximum: limits.maxSourceBytes,
+      detail: `the program is ${source.length > limits.maxSourceBytes ? 'more than ' : ''}${sourceBytes} bytes`,
+    });
+    return failed(error, [], [], 0, startedAt, unusedEarlyCalls);
+  }
   const stripped = stripTypes(source);
   if (!stripped.ok) {
     const unusedEarlyCalls = (await options.earlyCalls?.drain()) ?? [];
@@ -171,7 +186,11 @@ export async function runCode(source: string, options: RunCodeOptions): Promise<
   }
   const now = await (options.effects?.now?.() ?? Date.now());
   const randomSeed = await (options.effects?.randomSeed?.() ?? randomInt(0, 2 ** 32));
-  const run = new CodeRun(registry, limits, maxConcurrency, options);
+  // The application's listener is isolated: a throw in it must never cost a call its settlement, nor the host its
+  // process (the refusals are told from the worker's message handler, where a throw is uncaught).
+  const isolated: RunCodeOptions =
+    options.onEvent === undefined ? options : { ...options, onEvent: combineListeners(options.onEvent) };
+  const run = new CodeRun(registry, limits, maxConcurrency, isolated);
   return run.start(stripped.javascript, functionsOf(registry), now, randomSeed, startedAt);
 }
 
@@ -265,7 +284,16 @@ class CodeRun {
         }
       };
       const session = startSandbox(
-        { type: 'run', runId, program, functions, limits: this.limits, now, randomSeed },
+        {
+          type: 'run',
+          runId,
+          program,
+          functions,
+          limits: this.limits,
+          maxArgumentsBytes: DEFAULT_ARGUMENT_LIMITS.maxBytes,
+          now,
+          randomSeed,
+        },
         {
           onCall: (message) => this.onCall(message, session.post),
           onDone: (message) => {
@@ -365,19 +393,30 @@ class CodeRun {
     const fullAction: Action = { ...action, args: args.value };
     const launch = (): void => {
       this.active += 1;
-      const pending = this.runCall(fullAction).then(({ observation, early }) => {
-        this.active -= 1;
-        this.records.push({
-          index: message.callId,
-          toolName: message.toolName,
-          args: args.value,
-          observation,
-          ...(early ? { early } : {}),
+      const pending = this.runCall(fullAction)
+        // An executor is not to throw (its failures are observations), but one that does still settles the call.
+        .catch((error: unknown) => ({
+          observation: this.refuse(
+            fullAction,
+            'error',
+            'tool_execution_failed',
+            `Call to '${fullAction.toolName}' failed: ${errorMessageOf(error)}`,
+          ),
+          early: false,
+        }))
+        .then(({ observation, early }) => {
+          this.active -= 1;
+          this.records.push({
+            index: message.callId,
+            toolName: message.toolName,
+            args: args.value,
+            observation,
+            ...(early ? { early } : {}),
+          });
+          this.running.delete(pending);
+          reply(observation);
+          this.queue.shift()?.();
         });
-        this.running.delete(pending);
-        reply(observation);
-        this.queue.shift()?.();
-      });
       this.running.add(pending);
     };
     if (this.active < this.maxConcurrency) launch();
@@ -425,9 +464,21 @@ class CodeRun {
     }
     try {
       const tool = this.registry.resolve(action.toolName);
-      if (tool !== undefined && tool.needsApproval !== false && !(await this.approved(tool, action))) {
+      // As in plan mode: the arguments are validated and coerced first, approval is decided on the coerced value,
+      // and exactly that value runs. Deciding on the raw text would let `{ force: "true" }` pass a rule on
+      // `force === true` and then run coerced to `true`.
+      let call = action;
+      if (tool !== undefined) {
+        const checked = validateToolArguments(tool, action.args, { coerce: true, toolCallId: action.id });
+        if (!checked.ok) {
+          const { code, message } = checked.error;
+          return this.refuse(action, 'error', code, message, { ...checked.error.toJSON() });
+        }
+        call = { ...action, args: checked.value as Record<string, unknown> };
+      }
+      if (tool !== undefined && tool.needsApproval !== false && !(await this.approved(tool, call))) {
         return this.refuse(
-          action,
+          call,
           'blocked',
           'approval_required',
           `Call to '${tool.name}' was not run: tool '${tool.name}' needs approval, which a program cannot ask for. Call '${tool.name}' directly instead.`,
@@ -435,12 +486,12 @@ class CodeRun {
       }
       const onEvent = this.options.onEvent;
       if (this.options.executeCall !== undefined)
-        return await this.options.executeCall(action, { signal, onEvent });
-      return await executeAction(this.registry, action, {
+        return await this.options.executeCall(call, { signal, onEvent });
+      return await executeAction(this.registry, call, {
         ...this.options.callOptions,
         signal,
         validate: true,
-        // Approval was decided above, on the same arguments.
+        // Approval was decided above, on these (coerced) arguments.
         requireApproval: false,
         ...(onEvent === undefined ? {} : { onEvent }),
       });
@@ -471,12 +522,13 @@ class CodeRun {
     status: ToolObservation['status'],
     code: string,
     message: string,
+    details?: Readonly<Record<string, unknown>>,
   ): ToolObservation {
     const observation: ToolObservation = {
       actionId: action.id,
       toolName: action.toolName,
       status,
-      error: { code, message },
+      error: details === undefined ? { code, message } : { code, message, details },
       durationMs: 0,
     };
     this.options.onEvent?.({ type: 'tool-call-finished', timestamp: Date.now(), observation });

@@ -1,6 +1,9 @@
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { limitValueProblem } from '@org/core';
+import { CodeModeOptionsError } from './errors.js';
 import type { CallMessage, DoneMessage, HostMessage, RunMessage, WorkerMessage } from './sandbox-protocol.js';
 import { sandboxWorkerMain } from './sandbox-worker.js';
 
@@ -56,6 +59,42 @@ interface PooledWorker {
 
 const idle: PooledWorker[] = [];
 const busy = new Set<PooledWorker>();
+/** Programs waiting for a worker, first come first served; each starts itself when let go. */
+const waiting: (() => void)[] = [];
+
+/** The default cap on programs running at once in this process: two per core (most programs wait on tools). */
+export const DEFAULT_MAX_SANDBOX_WORKERS: number = Math.max(2, availableParallelism() * 2);
+let maxWorkers = DEFAULT_MAX_SANDBOX_WORKERS;
+
+/** Options of {@link configureCodeSandboxes}. */
+export interface CodeSandboxOptions {
+  /**
+   * Programs running at once in this process, each on its own worker thread (with its own WebAssembly memory, up to
+   * `limits.memoryBytes`). More wait their turn, within their wall time and signal. Default: two per core
+   * (`DEFAULT_MAX_SANDBOX_WORKERS`).
+   */
+  readonly maxWorkers?: number;
+}
+
+/**
+ * Sets the sandbox pool's process-wide options. A program that finds every worker busy waits for one; the wait counts
+ * against its `wallTimeMs`, and its signal ends it. Throws `CodeModeOptionsError` for a bad value.
+ *
+ * @example
+ * configureCodeSandboxes({ maxWorkers: 4 }); // at startup, on a small container
+ */
+export function configureCodeSandboxes(options: CodeSandboxOptions): void {
+  const value = options.maxWorkers ?? DEFAULT_MAX_SANDBOX_WORKERS;
+  const problem = limitValueProblem(value, { minimum: 1 });
+  if (problem !== undefined) throw new CodeModeOptionsError({ option: 'maxWorkers', value, problem });
+  maxWorkers = value;
+  admitWaiting();
+}
+
+/** Lets waiting programs start while there is room under the cap. */
+function admitWaiting(): void {
+  while (waiting.length > 0 && busy.size < maxWorkers) waiting.shift()?.();
+}
 
 function spawn(): PooledWorker {
   const worker = new Worker(workerSource(), { eval: true, stdout: false, stderr: false });
@@ -75,6 +114,7 @@ function spawn(): PooledWorker {
     const listener = pooled.listener;
     pooled.listener = undefined;
     listener?.onCrash(reason);
+    admitWaiting();
   };
   worker.on('error', (error) => lost(`the worker failed: ${error.message}`));
   worker.on('exit', (code) => lost(`the worker exited with code ${code}`));
@@ -82,43 +122,66 @@ function spawn(): PooledWorker {
 }
 
 /**
- * Starts a program in a warm worker (or a new one). The worker is referenced while the program runs, so the process
- * waits for it, and unreferenced while idle, so a warm worker never keeps a process alive.
+ * Starts a program in a warm worker (or a new one), or queues it while `maxWorkers` programs run: the session works
+ * at once either way (ending a queued program takes it off the queue). The worker is referenced while the program
+ * runs, so the process waits for it, and unreferenced while idle, so a warm worker never keeps a process alive.
  */
 export function startSandbox(run: RunMessage, listener: SandboxListener): SandboxSession {
-  let pooled = idle.pop();
-  while (pooled?.exited === true) pooled = idle.pop();
-  pooled ??= spawn();
-  const current = pooled;
-  current.listener = listener;
-  busy.add(current);
-  current.worker.ref();
-  current.worker.postMessage(run);
+  let current: PooledWorker | undefined;
   let released = false;
+  const begin = (): void => {
+    let pooled = idle.pop();
+    while (pooled?.exited === true) pooled = idle.pop();
+    pooled ??= spawn();
+    current = pooled;
+    pooled.listener = listener;
+    busy.add(pooled);
+    pooled.worker.ref();
+    pooled.worker.postMessage(run);
+  };
+  if (waiting.length === 0 && busy.size < maxWorkers) begin();
+  else waiting.push(begin);
+  /** Ends the session; true when it had a worker (a queued one only leaves the queue). */
+  const leave = (): PooledWorker | undefined => {
+    released = true;
+    if (current === undefined) {
+      const index = waiting.indexOf(begin);
+      if (index >= 0) waiting.splice(index, 1);
+      return undefined;
+    }
+    current.listener = undefined;
+    busy.delete(current);
+    return current;
+  };
   return {
     post: (message) => {
-      if (!released && !current.exited) current.worker.postMessage(message);
+      if (!released && current !== undefined && !current.exited) current.worker.postMessage(message);
     },
     terminate: async () => {
-      released = true;
-      current.listener = undefined;
-      busy.delete(current);
-      current.exited = true;
-      await current.worker.terminate();
+      if (released) return;
+      const pooled = leave();
+      if (pooled === undefined) return;
+      pooled.exited = true;
+      const terminated = pooled.worker.terminate();
+      admitWaiting();
+      await terminated;
     },
     release: () => {
       if (released) return;
-      released = true;
-      current.listener = undefined;
-      busy.delete(current);
-      if (current.exited) return;
-      if (idle.length < MAX_IDLE_WORKERS) {
-        current.worker.unref();
-        idle.push(current);
-      } else {
-        current.exited = true;
-        void current.worker.terminate();
+      const pooled = leave();
+      if (pooled === undefined || pooled.exited) {
+        admitWaiting();
+        return;
       }
+      // Kept warm when the pool has room or a program is waiting for it.
+      if (idle.length < MAX_IDLE_WORKERS || waiting.length > 0) {
+        pooled.worker.unref();
+        idle.push(pooled);
+      } else {
+        pooled.exited = true;
+        void pooled.worker.terminate();
+      }
+      admitWaiting();
     },
   };
 }

@@ -12,6 +12,8 @@ export interface RunMessage {
   /** Each function the program sees: its identifier and the tool it calls. */
   readonly functions: readonly { readonly identifier: string; readonly toolName: string }[];
   readonly limits: CodeLimits;
+  /** Largest JSON text of one call's arguments: longer is refused in the sandbox, before it is copied out. */
+  readonly maxArgumentsBytes: number;
   /** What `Date.now()` returns in the program. */
   readonly now: number;
   /** The seed of the program's `Math.random()`. */

@@ -47,6 +47,12 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
       };
     }
   ).WebAssembly;
+  // QuickJS learns the time zone from this realm (emscripten's localtime asks the worker's own Date): made UTC here,
+  // so a program's local time (parsing '2020-01-02T03:04' included) is UTC on every host. The host's realm is
+  // another one: its Date is untouched.
+  (
+    globalThis as unknown as { Date: { prototype: { getTimezoneOffset: () => number } } }
+  ).Date.prototype.getTimezoneOffset = () => 0;
   const { readFileSync } = load('node:fs') as typeof import('node:fs');
   // Compiling QuickJS takes most of a module's start: done once, each program instantiates the compiled module.
   const compiled = new wasm.Module(readFileSync(paths.wasm));
@@ -116,16 +122,24 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  const RealDate = Date, now = spec.now;
+  // Date is frozen at the effects' time and every path to it leads here: the constructor is replaced on the shared
+  // prototype too, so 'new Date().constructor' or 'Object.getPrototypeOf(d).constructor' never reach the real clock.
+  // (Local time is UTC: see the worker's getTimezoneOffset above.)
+  const RealDate = Date, now = spec.now, construct = Reflect.construct;
+  const DatePrototype = RealDate.prototype;
   function SandboxDate(...args) {
-    if (!new.target) return new RealDate(now).toString();
-    return args.length === 0 ? new RealDate(now) : new RealDate(...args);
+    if (!new.target) return new SandboxDate().toString();
+    return construct(RealDate, args.length === 0 ? [now] : args, new.target);
   }
-  SandboxDate.prototype = RealDate.prototype;
+  Object.defineProperty(SandboxDate, 'prototype', { value: DatePrototype });
+  Object.defineProperty(DatePrototype, 'constructor', { value: SandboxDate, writable: true, configurable: true });
   SandboxDate.now = () => now;
   SandboxDate.parse = RealDate.parse;
   SandboxDate.UTC = RealDate.UTC;
   globalThis.Date = SandboxDate;
+  // Their callbacks run when the collector decides: a timing channel, and a program that differs between runs.
+  delete globalThis.WeakRef;
+  delete globalThis.FinalizationRegistry;
   const show = (value) => {
     if (typeof value === 'string') return value;
     try { const text = JSON.stringify(value); return text === undefined ? String(value) : text; }
@@ -142,19 +156,46 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
           throw new TypeError(identifier + ': arguments must be JSON (found a ' + typeof value + ' at ' + JSON.stringify(key) + ')');
         return value;
       });
+      // Checked before the text leaves the sandbox (the host checks its UTF-8 bytes again): a string can be no
+      // shorter in UTF-8 bytes than in characters.
+      if (text.length > spec.maxArgumentsBytes)
+        throw new TypeError(identifier + ': the arguments are larger than ' + spec.maxArgumentsBytes + ' bytes of JSON');
       return JSON.parse(await call(toolName, text));
     };
   }
-  return (value) => JSON.stringify(value, (key, item) => {
+  const stringify = JSON.stringify;
+  const serialize = (value) => stringify(value, (key, item) => {
     const kind = typeof item;
     if (kind === 'function' || kind === 'symbol' || kind === 'bigint')
       throw new TypeError('a ' + kind + ' at ' + (key === '' ? 'the top level' : JSON.stringify(key)));
     return item;
   });
+  // What the host reads of a thrown object: its name, message, stack and code when they are strings, else its JSON.
+  // Run by the host within the program's CPU budget, since reading them runs the program's getters and toJSON.
+  const describeThrown = (value) => {
+    const text = (key) => {
+      try { const item = value[key]; return typeof item === 'string' ? item.slice(0, 4000) : null; }
+      catch { return null; }
+    };
+    const message = text('message');
+    let json = null;
+    if (message === null) {
+      try { const whole = stringify(value); if (typeof whole === 'string') json = whole.slice(0, 4000); } catch {}
+    }
+    return stringify([text('name'), message, text('stack'), text('code'), json]);
+  };
+  return [serialize, describeThrown];
 })();`;
 
   // The program is one async function; the opening sits on its first line so every line keeps its number.
   const OPENING = '(async () => {';
+
+  /** A thrown value as the host reads it. */
+  interface Described {
+    readonly errorName: string;
+    readonly reason: string;
+    readonly where: { line?: number; column?: number };
+  }
 
   /** One program on its own module. */
   class ProgramRun {
@@ -172,6 +213,7 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
     private stop: SandboxOutcome | undefined;
     private promise: QuickJSHandle | undefined;
     private serializer: QuickJSHandle | undefined;
+    private describer: QuickJSHandle | undefined;
     private sampledAt = 0;
     private heapLimit = 0;
     private heapPeak = 0;
@@ -222,6 +264,7 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
         consoleFunction.dispose();
         const spec = JSON.stringify({
           functions: this.message.functions,
+          maxArgumentsBytes: this.message.maxArgumentsBytes,
           now: this.message.now,
           seed: this.message.randomSeed,
         });
@@ -236,8 +279,11 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
           this.end({ kind: 'crashed', reason: `the sandbox's prelude failed: ${reason}` });
           return;
         }
-        // The prelude's value is the serializer of the program's result, kept out of the program's reach.
-        this.serializer = prelude.value;
+        // The prelude's value holds the serializer of the program's result and the reader of a thrown value, kept
+        // out of the program's reach.
+        this.serializer = context.getProp(prelude.value, 0);
+        this.describer = context.getProp(prelude.value, 1);
+        prelude.value.dispose();
         const evaluated = this.slice(() =>
           context.evalCode(`${OPENING}${this.message.program}\n})()`, 'program.js'),
         );
@@ -285,6 +331,15 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
           const failure = error ?? { code: 'error', status: 'error', message: 'The call failed.' };
           // An error's text enters the sandbox too, and counts against the same limit.
           this.inputBytes += Buffer.byteLength(failure.message, 'utf8');
+          if (this.inputBytes > this.limits.maxInputBytes) {
+            this.calls.set(callId, deferred);
+            this.end({
+              kind: 'limit',
+              limit: 'maxInputBytes',
+              detail: `the error of call ${callId} brought the total to ${this.inputBytes} bytes`,
+            });
+            return;
+          }
           const handle = context.newError({ name: 'ToolCallError', message: failure.message });
           const code = context.newString(failure.code);
           const status = context.newString(failure.status);
@@ -398,45 +453,77 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
       }
     }
 
-    /** An error value of the sandbox, as data: its name, message and where in the program it was thrown. */
-    private describe(handle: QuickJSHandle): {
-      errorName: string;
-      reason: string;
-      where: { line?: number; column?: number };
-    } {
+    /**
+     * A thrown value of the sandbox, as data: its name, message and where in the program it was thrown. Nothing of
+     * the program runs outside its CPU budget: a primitive is read as it is, an object through the prelude's reader
+     * (its getters and toJSON are the program's code) within the budget, and by its kind when that fails.
+     */
+    private describe(handle: QuickJSHandle): Described {
       const context = this.context;
-      let dumped: unknown;
-      try {
-        dumped = context.dump(handle);
-      } catch {
-        dumped = undefined;
+      const kind = context.typeof(handle);
+      if (kind !== 'object' && kind !== 'function') {
+        // A primitive: reading it runs none of the program's code.
+        let value: unknown;
+        try {
+          value = context.dump(handle);
+        } catch {
+          value = kind;
+        }
+        return { errorName: 'a value that is not an Error', reason: String(value).slice(0, 1000), where: {} };
       }
-      if (dumped === null && this.memoryNearlyFull()) {
+      if (context.sameValue(handle, context.null)) {
         // QuickJS throws `null` when it cannot even allocate its "out of memory" error.
-        return { errorName: 'InternalError', reason: 'out of memory', where: {} };
+        if (this.memoryNearlyFull())
+          return { errorName: 'InternalError', reason: 'out of memory', where: {} };
+        return { errorName: 'a value that is not an Error', reason: 'null', where: {} };
       }
-      if (typeof dumped !== 'object' || dumped === null) {
+      const fields = this.readThrown(handle);
+      if (fields === undefined)
         return {
           errorName: 'a value that is not an Error',
-          reason: String(dumped).slice(0, 1000),
+          reason: `a thrown ${kind} that could not be read`,
           where: {},
         };
-      }
-      const record = dumped as { name?: unknown; message?: unknown; stack?: unknown; code?: unknown };
-      const errorName = typeof record.name === 'string' ? record.name : 'Error';
-      let reason =
-        typeof record.message === 'string' ? record.message : (JSON.stringify(dumped) ?? 'unknown');
-      if (typeof record.code === 'string') reason = `${reason} (code ${record.code})`;
+      const [name, message, stack, code, json] = fields;
+      let reason = message ?? json ?? `a thrown ${kind}`;
+      if (code !== null) reason = `${reason} (code ${code})`;
       const where: { line?: number; column?: number } = {};
-      const stack = typeof record.stack === 'string' ? record.stack : '';
-      const match = /program\.js:(\d+):(\d+)/.exec(stack);
+      const match = /program\.js:(\d+):(\d+)/.exec(stack ?? '');
       if (match !== null) {
         const line = Number(match[1]);
         const column = Number(match[2]);
         where.line = line;
         where.column = line === 1 ? Math.max(1, column - OPENING.length) : column;
       }
-      return { errorName, reason: reason.slice(0, 2000), where };
+      return { errorName: name ?? 'Error', reason: reason.slice(0, 2000), where };
+    }
+
+    /** The name, message, stack, code and JSON of a thrown object, read by the prelude within the CPU budget. */
+    private readThrown(handle: QuickJSHandle): (string | null)[] | undefined {
+      const context = this.context;
+      const describer = this.describer;
+      if (describer === undefined) return undefined;
+      const result = this.slice(() => context.callFunction(describer, context.undefined, handle));
+      if (result.error !== undefined) {
+        result.error.dispose();
+        return undefined;
+      }
+      const text = context.typeof(result.value) === 'string' ? context.getString(result.value) : undefined;
+      result.value.dispose();
+      if (text === undefined) return undefined;
+      let fields: unknown;
+      try {
+        fields = JSON.parse(text);
+      } catch {
+        return undefined;
+      }
+      if (
+        !Array.isArray(fields) ||
+        fields.length !== 5 ||
+        !fields.every((field) => field === null || typeof field === 'string')
+      )
+        return undefined;
+      return fields as (string | null)[];
     }
 
     /** Records the heap's size when it is the largest seen. */
@@ -459,11 +546,7 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
     }
 
     /** A thrown value as an outcome: a limit when it is QuickJS's own stop, the program's error otherwise. */
-    private classify(described: {
-      errorName: string;
-      reason: string;
-      where: { line?: number; column?: number };
-    }): SandboxOutcome {
+    private classify(described: Described): SandboxOutcome {
       if (this.stop !== undefined) return this.stop;
       // QuickJS reports its stack limit as an InternalError, or as a SyntaxError from its parsers (JSON.parse,
       // a program nested too deep).

@@ -56,8 +56,8 @@ export function durableCodeTool(options: DurableCodeToolOptions): Tool {
   const callOptions = (now: () => number): ExecuteActionOptions => {
     const run = options.runView();
     return {
-      // Arguments are validated and coerced here, as for any call from a program; approval was decided by the
-      // program's runner (refused, or `approveCall`) on the same arguments.
+      // The program's runner validated and coerced the arguments and decided approval (refused, or `approveCall`)
+      // on exactly them; validating again here is a no-op for them and keeps the rule in one place for remote tools.
       validate: true,
       requireApproval: false,
       now,
@@ -68,6 +68,8 @@ export function durableCodeTool(options: DurableCodeToolOptions): Tool {
     };
   };
 
+  // `onEvent` comes from the program's runner, which isolates the application's listener: a throw in it cannot fail
+  // a journaled call or the workflow body.
   const executeCall: CodeCallExecutor = async (action, { signal, onEvent }) => {
     // The program's signal (its end, its abort) joined with the attempt's: a call of a cut attempt stops, not runs
     // beside its re-run.

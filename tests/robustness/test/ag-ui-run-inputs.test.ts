@@ -226,4 +226,57 @@ describe('AG-UI run inputs from a hostile client', () => {
     },
     propertyTimeout(20),
   );
+
+  it(
+    'property: without a stateSecret, every input with resume entries is refused before anything runs',
+    async () => {
+      let paid = 0;
+      const payOnce = defineTool({
+        name: 'pay',
+        description: 'Pays an amount.',
+        input: z.object({ amount: z.number() }),
+        needsApproval: true,
+        execute: ({ amount }) => {
+          paid += 1;
+          return `Paid ${amount}.`;
+        },
+      });
+      const model = createScriptedModel({ script: [] });
+      const unsealed = createAgUiHandler({ model, tools: [payOnce] });
+      const wellFormed = fc.record({
+        interruptId: fc.string({ minLength: 1, maxLength: 12 }),
+        status: fc.constant('resolved'),
+        payload: fc.constant(true),
+        metadata: resumeEntry.map((entry) => entry.metadata),
+      });
+      await fc.assert(
+        fc.asyncProperty(fc.array(wellFormed, { minLength: 1, maxLength: 2 }), async (resume) => {
+          const response = await unsealed(
+            new Request('http://localhost/', {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({
+                threadId: 't',
+                runId: 'r',
+                messages: [],
+                tools: [],
+                context: [],
+                state: {},
+                forwardedProps: {},
+                resume,
+              }),
+            }),
+          );
+          expect(response.status).toBe(400);
+          const payload = (await response.json()) as { error: { problem: string; message: string } };
+          expect(payload.error.problem).toBe('resume');
+          expect(payload.error.message).toContain('stateSecret');
+        }),
+        { numRuns: RUNS },
+      );
+      expect(paid).toBe(0);
+      expect(model.requests).toHaveLength(0);
+    },
+    propertyTimeout(20),
+  );
 });

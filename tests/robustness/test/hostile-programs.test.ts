@@ -195,6 +195,69 @@ return { crafted, echoed, list: [crafted] };`);
     expectLimit(result, 'cpuTimeMs');
   });
 
+  it.each([
+    ['toJSON', 'throw { toJSON() { while (true) {} } };'],
+    [
+      'message getter',
+      "const e = new Error('x');\nObject.defineProperty(e, 'message', { get() { while (true) {} } });\nthrow e;",
+    ],
+  ])(
+    'a thrown value whose %s never ends: stopped by the CPU limit while it is read',
+    async (_name, source) => {
+      const result = await runHostile(source, { cpuTimeMs: 200, wallTimeMs: 60_000 });
+      expectLimit(result, 'cpuTimeMs');
+    },
+  );
+
+  it('the real clock is out of reach: every path to Date gives the frozen time', async () => {
+    const frozen = 1_700_000_000_000;
+    const result = await runHostile(
+      `const D = new Date().constructor;
+return [D.now(), new D().getTime(), Date.prototype.constructor.now(), Object.getPrototypeOf(new Date()).constructor.now(),
+  Reflect.construct(D, []).getTime(), new (class extends Date {})().getTime(), typeof WeakRef, typeof FinalizationRegistry];`,
+      {},
+      { effects: { now: () => frozen } },
+    );
+    expect(result.value).toEqual([frozen, frozen, frozen, frozen, frozen, frozen, 'undefined', 'undefined']);
+  });
+
+  it('arguments that coerce into an approval-gated call: approval is decided on what would run', async () => {
+    let deleted = 0;
+    const deleteFiles = defineTool({
+      name: 'delete_files',
+      description: 'Deletes files.',
+      input: z.object({ force: z.boolean() }),
+      needsApproval: (args) => args.force === true,
+      execute: () => {
+        deleted += 1;
+        return 'deleted';
+      },
+    });
+    for (const force of ['"true"', '"yes"', '"1"', '"on"', '["true"]']) {
+      const result = await runCode(
+        `return await delete_files({ force: ${force} }).catch((error) => error.code);`,
+        {
+          tools: [deleteFiles],
+        },
+      );
+      expect(['approval_required', 'invalid_tool_arguments'], force).toContain(result.value);
+    }
+    expect(deleted).toBe(0);
+  });
+
+  it('a throwing onEvent listener: the program completes and the host is unharmed', async () => {
+    const result = await runHostile(
+      'const refused = await add([1]).catch((error) => error.code);\nreturn [refused, await add({ a: 1, b: 1 })];',
+      {},
+      {
+        onEvent: () => {
+          throw new Error('a listener bug');
+        },
+      },
+    );
+    expect(result.value).toEqual(['invalid_tool_arguments', 2]);
+  });
+
   it('a tool result too large for the sandbox: stopped at maxInputBytes before it enters', async () => {
     const result = await runHostile('const text = await huge({ megabytes: 12 });\nreturn text.length;');
     expectLimit(result, 'maxInputBytes');
