@@ -77,7 +77,13 @@ const EXPECTED_EXPORTS = {
   '@org/provider-conformance': ['runConformanceSuite', 'projectModelRequest'],
   '@org/mcp': ['connectMcp', 'serveMcp', 'serveMcpHttp', 'createMcpServer', 'mcpToolInfo'],
   '@org/otel': ['otelListener', 'formatSpanTree'],
-  '@org/code-mode': ['runCode', 'createCodeModeTool', 'formatCodeResult', 'declareTools'],
+  '@org/code-mode': [
+    'runCode',
+    'createCodeModeTool',
+    'formatCodeResult',
+    'declareTools',
+    'configureCodeSandboxes',
+  ],
   '@org/devtools': ['devtoolsListener', 'startDevtoolsServer', 'DevtoolsOptionError', 'readRow'],
   '@org/restate': ['createRestateAgent', 'createRestateToolService', 'restateToolSource'],
   '@org/ag-ui': [
