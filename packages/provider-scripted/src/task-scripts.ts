@@ -73,7 +73,11 @@ export interface TaskScriptOptions {
   readonly calls: readonly TaskCall[];
   /** The final answer, from what the model observed. */
   readonly answer: (observed: TaskOutputs) => string;
-  /** Plan mode: the steps whose results the plan returns. Default: the calls no other call references. */
+  /**
+   * Plan mode: the steps whose results the plan returns; code mode: the values the program returns (with the
+   * aggregates nothing reads). May name aggregates (a plan then returns the calls they read). Default: the calls no
+   * other call references.
+   */
   readonly outputSteps?: readonly string[];
   /** Values computed from the outputs with no tool (a filter, a sum, the newest): see {@link TaskAggregate}. */
   readonly aggregates?: readonly TaskAggregate[];
@@ -226,9 +230,19 @@ export function createTaskScripts(options: TaskScriptOptions): TaskScripts {
   }
   // What a program returns: the output steps, and the aggregates nothing else reads.
   const returned = [
-    ...outputSteps,
-    ...aggregates.filter((entry) => !referenced.has(entry.id)).map((entry) => entry.id),
+    ...new Set([
+      ...outputSteps,
+      ...aggregates.filter((entry) => !referenced.has(entry.id)).map((entry) => entry.id),
+    ]),
   ];
+  // The calls whose outputs the answer reads: the output steps, an aggregate standing for the calls it reads.
+  const aggregateIds = new Set(aggregates.map((entry) => entry.id));
+  const outputCalls = new Set<string>();
+  const addOutput = (id: string): void => {
+    if (!aggregateIds.has(id)) outputCalls.add(id);
+    else for (const input of dependencies.get(id) ?? []) addOutput(input);
+  };
+  for (const id of outputSteps) addOutput(id);
   const planToolName = options.planToolName ?? 'execute_tool_plan';
   const codeToolName = options.codeToolName ?? 'run_code';
   const thought = options.thought ?? ((call: TaskCall) => `I call ${call.toolName}.`);
@@ -416,7 +430,7 @@ export function createTaskScripts(options: TaskScriptOptions): TaskScripts {
     // What later turns need of this plan: the task's output steps, and the inputs of calls left for a later plan.
     const later = calls.filter((call) => !included.has(call.id) && !settled(call.id, observed));
     const wanted = new Set(
-      [...outputSteps, ...later.flatMap((call) => dependencies.get(call.id) ?? [])].flatMap(
+      [...outputCalls, ...later.flatMap((call) => dependencies.get(call.id) ?? [])].flatMap(
         (id) => included.get(id)?.map((step) => step.id) ?? [],
       ),
     );
