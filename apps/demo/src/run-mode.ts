@@ -144,7 +144,10 @@ async function runWithTools(
     mode === 'plan'
       ? ToolRegistry.compose(tools, new ToolRegistry([createToolPlanTool({ tools, clock, maxConcurrency })]))
       : mode === 'code'
-        ? ToolRegistry.compose(tools, new ToolRegistry([createCodeModeTool({ tools, maxConcurrency })]))
+        ? ToolRegistry.compose(
+            tools,
+            new ToolRegistry([createCodeModeTool({ tools, maxConcurrency, besideNativeTools: true })]),
+          )
         : tools;
   const startedAt = clock.now();
   const result = await runAgent({
