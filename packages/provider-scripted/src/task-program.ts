@@ -2,7 +2,8 @@
  * The program a model that knows a task writes in code mode (`run_code` of `@org/code-mode`): every call started the
  * moment its inputs are ready (a call without dependencies at once, so that its literal call can start while the
  * answer streams; a dependent one in a `.then` of what it reads), each fan-out a `Promise.all` over the list, each
- * aggregate computed in the program, and the values the answer needs returned as one object.
+ * aggregate computed in the program once what it reads is awaited, and the values the answer needs returned as one
+ * object.
  */
 import type { TaskAggregate, TaskCall } from './task-scripts.js';
 
@@ -88,26 +89,27 @@ export function taskProgram(input: TaskProgramInput): string {
   };
 
   const lines: string[] = [];
-  const aggregates = new Map(input.aggregates.map((entry) => [entry.id, entry]));
-  const order = [...input.calls.map((call) => call.id), ...input.aggregates.map((entry) => entry.id)];
-  for (const id of order) {
-    const dependencies = input.dependencies.get(id) ?? [];
-    const aggregate = aggregates.get(id);
-    if (aggregate !== undefined) {
-      lines.push(`const ${variable(id)} = ${when(dependencies, aggregateExpression(aggregate, variable))};`);
-      continue;
-    }
-    const call = input.calls.find((candidate) => candidate.id === id) as TaskCall;
+  for (const call of input.calls) {
     const invocation = `${input.functionOf(call.toolName)}(${expression(call.arguments)})`;
     const body =
       call.forEach === undefined
         ? invocation
         : `Promise.all(${stringExpression(call.forEach, variable)}.map((item) => ${invocation}))`;
-    lines.push(`const ${variable(id)} = ${when(dependencies, body)};`);
+    lines.push(`const ${variable(call.id)} = ${when(input.dependencies.get(call.id) ?? [], body)};`);
   }
-  const returned = input.returned.map(
-    (id) => `${IDENTIFIER.test(id) ? id : stringLiteral(id)}: await ${variable(id)}`,
-  );
+  // Aggregates make no call: computed at the end from the awaited calls (waiting then costs no time), as values.
+  const values = new Set(input.aggregates.map((entry) => entry.id));
+  const readValue = (id: string): string => (values.has(id) ? variable(id) : `(await ${variable(id)})`);
+  for (const aggregate of input.aggregates) {
+    const source = /^\$ref:([A-Za-z0-9_-]+)/.exec(aggregate.of)?.[1] ?? '';
+    const awaited = (id: string): string => (id === source ? readValue(id) : variable(id));
+    lines.push(`const ${variable(aggregate.id)} = ${aggregateExpression(aggregate, awaited)};`);
+  }
+  const returned = input.returned.map((id) => {
+    const key = IDENTIFIER.test(id) ? id : stringLiteral(id);
+    const value = values.has(id) ? variable(id) : `await ${variable(id)}`;
+    return key === value ? key : `${key}: ${value}`;
+  });
   lines.push(`return { ${returned.join(', ')} };`);
   return lines.join('\n');
 }

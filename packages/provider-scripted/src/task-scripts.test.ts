@@ -521,8 +521,8 @@ describe('createTaskScripts: code mode, fan-outs and aggregates', () => {
     expect(JSON.parse(first.toolCalls[0]?.arguments ?? '').code.split('\n')).toEqual([
       'const list = list_orders({});',
       'const order = list.then((list) => Promise.all(list.ids.map((item) => get_order({ id: item }))));',
-      'const unpaid = order.then((order) => order.filter((item) => item.paid === false).reduce((sum, item) => sum + item.total, 0));',
-      'return { unpaid: await unpaid };',
+      'const unpaid = (await order).filter((item) => item.paid === false).reduce((sum, item) => sum + item.total, 0);',
+      'return { unpaid };',
     ]);
   });
 
