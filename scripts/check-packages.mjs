@@ -71,6 +71,7 @@ const EXPECTED_EXPORTS = {
   '@org/provider-openai': ['createOpenAI', 'openai'],
   '@org/provider-anthropic': ['createAnthropic', 'anthropic'],
   '@org/provider-bedrock': ['createBedrock', 'bedrock'],
+  '@org/provider-google': ['createGoogle', 'google'],
   '@org/provider-mistral': ['createMistral', 'mistral'],
   '@org/provider-scripted': ['createScriptedModel'],
   '@org/provider-conformance': ['runConformanceSuite', 'projectModelRequest'],
@@ -123,6 +124,13 @@ const SMOKE_CALLS = {
     const core = await import('@org/core');
     const modelId = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
     assert.equal(core.assertLanguageModel(mod.bedrock(modelId)).modelId, modelId);
+  `,
+  // Gemini API and Vertex AI from one package: neither creates its SDK client (nor reads credentials) before a call.
+  '@org/provider-google': `
+    const core = await import('@org/core');
+    assert.equal(core.assertLanguageModel(mod.google('gemini-3-flash')).modelId, 'gemini-3-flash');
+    const vertex = mod.createGoogle({ vertexai: true, project: 'my-project', location: 'us-central1' });
+    assert.equal(core.assertLanguageModel(vertex('gemini-2.5-pro', { family: 'gemini-2.5' })).family, 'gemini-2.5');
   `,
   '@org/provider-mistral': `
     const core = await import('@org/core');

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { RunEvent } from '@org/core';
+import type { LanguageModel, ModelRequest, RunEvent, StreamPart } from '@org/core';
 import { type DevtoolsListener, devtoolsListener, startDevtoolsServer } from '@org/devtools';
 
 /** The run viewer of `--ui`: a recorder for the runs and the page that shows them. */
@@ -10,6 +10,12 @@ export interface DemoUi {
   readonly listener: (event: RunEvent) => void;
   /** The recording file. */
   readonly file: string;
+  /**
+   * `model`, recording what each call was asked (messages, tools, tool choice) under the run in flight, so the viewer
+   * shows each model call's messages (run events carry only their counts). The demo runs one run at a time, so the
+   * run in flight is the one `listener` last saw start.
+   */
+  recordModel(model: LanguageModel): LanguageModel;
   /** Keeps serving until `signal` aborts (Ctrl-C, SIGTERM), then closes; closes at once without a signal. */
   serveUntil(signal: AbortSignal | undefined): Promise<void>;
 }
@@ -29,10 +35,27 @@ export async function startDemoUi(cwd: string, port: number): Promise<DemoUi> {
     recorder.close();
     throw error;
   });
+  let runInFlight: string | undefined;
+  const listener = (event: RunEvent): void => {
+    if (event.type === 'run-started') runInFlight = event.runId;
+    else if (event.type === 'run-finished' && event.runId === runInFlight) runInFlight = undefined;
+    recorder(event);
+  };
+  /** The model as it is, or recording under the run in flight when there is one. */
+  const current = (model: LanguageModel): LanguageModel =>
+    runInFlight === undefined ? model : recorder.recordModel(model, { runId: runInFlight });
   return {
     url: server.url,
-    listener: recorder,
+    listener,
     file: recorder.file,
+    recordModel: (model) =>
+      // A prototype link keeps every other member of the model (capabilities, ids) as it is.
+      Object.defineProperties(Object.create(model) as LanguageModel, {
+        generate: { value: (request: ModelRequest) => current(model).generate(request) },
+        stream: {
+          value: (request: ModelRequest): AsyncIterable<StreamPart> => current(model).stream(request),
+        },
+      }),
     serveUntil: async (signal) => {
       if (signal !== undefined && !signal.aborted) {
         await new Promise<void>((resolve) =>

@@ -24,7 +24,7 @@ brandError(DemoUsageError, 'DemoUsageError');
  * if (MissingCredentialsError.isInstance(error)) console.error(`set ${error.missing.join(', ')}`);
  */
 export class MissingCredentialsError extends OrgError {
-  /** `openai`, `anthropic`, `bedrock` or `mistral`. */
+  /** `openai`, `anthropic`, `bedrock`, `google` or `mistral`. */
   readonly provider: string;
   /** The variables that are missing (any one of a group of alternatives is written `A or B`). */
   readonly missing: readonly string[];

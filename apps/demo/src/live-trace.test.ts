@@ -1,4 +1,5 @@
 import type { RunEvent } from '@org/core';
+import { createToolPlanTool } from '@org/plan-executor';
 import { runAgent } from '@org/planner';
 import {
   createScriptedModel,
@@ -95,6 +96,50 @@ describe('createLiveTrace', () => {
     expect(secondWriting).toBeLessThan(finished);
   });
 
+  it('prints a streamed plan call with its arguments once complete, never as `execute_tool_plan {}`', async () => {
+    const clock = createVirtualClock();
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Looks a key up.',
+      input: z.object({ key: z.string() }),
+      eager: true,
+      execute: async ({ key }, context) => {
+        await clock.sleep(300, context.signal);
+        return { key, found: true };
+      },
+    });
+    const plan = { steps: [{ id: 'a', tool: 'lookup', arguments: { key: 'a key long enough to stream' } }] };
+    const model = createScriptedModel({
+      clock,
+      latency: LATENCY_PROFILES.typical,
+      script: [
+        { toolCalls: [{ id: 'plan', toolName: 'execute_tool_plan', arguments: plan }] },
+        { text: 'Done.' },
+      ],
+    });
+    let output = '';
+    const trace = createLiveTrace({ startedAt: clock.now(), write: (text) => (output += text) });
+    const result = await runAgent({
+      model,
+      tools: [lookup, createToolPlanTool({ tools: [lookup] })],
+      task: 'Look up a.',
+      clock,
+      onEvent: trace.onEvent,
+    });
+    trace.end();
+    expect(result.finishReason).toBe('final-answer');
+    const lines = output.split('\n');
+    expect(lines).toContainEqual(
+      expect.stringMatching(/tool execute_tool_plan \(its arguments still streaming\) started early/),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /tool execute_tool_plan arguments complete: \{"steps":\[\{"id":"a","tool":"lookup","arguments":\{"key":"a key long enough to stream"\}\}\]\}$/,
+      ),
+    );
+    expect(output).not.toContain('execute_tool_plan {}');
+  });
+
   it('on a terminal, prints the text as it streams on the line the model is writing', async () => {
     const output = await traceOf({ text: 'Both keys were found, and here is why.' }, true);
     expect(output).toMatch(
@@ -124,7 +169,7 @@ describe('createLiveTrace', () => {
     expect(output).toMatch(/wrote, streamed from \+\d+\.\d{3} s: (word ){80}… \(599 more characters\)\n/);
   });
 
-  it('says a call started before its own arguments were complete (a tool that reads them as they stream)', () => {
+  it('says a call started before its own arguments were complete, and prints them once complete (a tool that reads them as they stream)', () => {
     let output = '';
     const trace = createLiveTrace({ startedAt: 0, write: (text) => (output += text) });
     const events: RunEvent[] = [
@@ -160,6 +205,14 @@ describe('createLiveTrace', () => {
       { type: 'plan-step-started', timestamp: 700, planId: 'plan', stepId: 'a', toolName: 'lookup' },
       { type: 'tool-call-arguments-delta', timestamp: 800, step: 0, toolCallId: 'plan', delta: ':"b"}]}' },
       {
+        type: 'tool-call-arguments-complete',
+        timestamp: 800,
+        step: 0,
+        toolCallId: 'plan',
+        toolName: 'execute_tool_plan',
+        arguments: '{"steps":[{"id":"b"}]}',
+      },
+      {
         type: 'inference-finished',
         timestamp: 900,
         step: 0,
@@ -178,6 +231,7 @@ describe('createLiveTrace', () => {
       '  [+  0.500 s] model call 1 … writing a call to execute_tool_plan',
       '  [+  0.510 s] tool execute_tool_plan (its arguments still streaming) started early, while model call 1 was still writing',
       '  [+  0.700 s]     plan step a (lookup) started early, while model call 1 was still writing',
+      '  [+  0.800 s] tool execute_tool_plan arguments complete: {"steps":[{"id":"b"}]}',
       '  [+  0.900 s] model call 1 ← asked for 1 tool call: execute_tool_plan (10 in / 20 out tokens, 900 ms)',
       '  [+  0.950 s]     plan step b (lookup) started',
       '',

@@ -1,4 +1,4 @@
-import { type RunEvent, readStrictJson } from '@org/core';
+import type { RunEvent } from '@org/core';
 import { describeEvent, type EarlyStart, seconds, stamp } from './report.js';
 
 /** Options of {@link createLiveTrace}. */
@@ -26,8 +26,6 @@ export interface LiveTrace {
 
 /** Characters of one stretch of streamed text shown on its line; the rest is counted, not shown. */
 const SHOWN_CHARACTERS = 400;
-/** Argument text kept per call while it streams, to tell whether a call that started early had all of it. */
-const MAX_ARGUMENT_CHARACTERS = 1_048_576;
 
 type StreamKind = 'text' | 'reasoning';
 
@@ -37,6 +35,7 @@ const MODEL_PARTS: ReadonlySet<RunEvent['type']> = new Set([
   'reasoning-delta',
   'tool-call-streaming-started',
   'tool-call-arguments-delta',
+  'tool-call-arguments-complete',
 ]);
 
 interface Stretch {
@@ -67,12 +66,6 @@ function oneLine(text: string): string {
   return escapeUnprintable(text.replaceAll('\r', '\\r').replaceAll('\n', '\\n').replaceAll('\t', '\\t'));
 }
 
-function isEmptyObject(value: unknown): boolean {
-  return (
-    typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0
-  );
-}
-
 /**
  * The live trace of a run: one stamped line per lifecycle event (`describeEvent`), the model's text as it streams,
  * the calls it starts writing, and, for a tool call or plan step that started before the model had finished its
@@ -89,7 +82,14 @@ export function createLiveTrace(options: LiveTraceOptions): LiveTrace {
   /** The step of the model call in progress. */
   let writing: number | undefined;
   const stretches = new Map<StreamKind, Stretch>();
-  const argumentText = new Map<string, string>();
+  /** Calls of the answer being written whose arguments are streaming, and those whose arguments are complete. */
+  const streamingCalls = new Set<string>();
+  const completeCalls = new Set<string>();
+  /**
+   * Calls that started on their streaming arguments (`tool-call-started` carried `{}`): their
+   * `tool-call-arguments-complete` is printed, since it is the first event to hold their arguments.
+   */
+  const startedStreaming = new Set<string>();
   let openInline: StreamKind | undefined;
 
   const endInline = (): void => {
@@ -141,17 +141,21 @@ export function createLiveTrace(options: LiveTraceOptions): LiveTrace {
     stretches.set(kind, stretch);
   };
   /** What a start during the model's answer is marked with; nothing when the answer was complete. */
-  const earlyStart = (toolCallId?: string, args?: unknown): EarlyStart | undefined => {
+  const earlyStart = (toolCallId?: string): EarlyStart | undefined => {
     if (writing === undefined) return undefined;
-    const text = toolCallId === undefined ? undefined : argumentText.get(toolCallId);
-    // A tool that reads its arguments as they stream is announced with those known then (`{}`).
-    const argumentsStreaming = isEmptyObject(args) && text !== undefined && !readStrictJson(text).ok;
+    // A tool that reads its arguments as they stream starts before its `tool-call-arguments-complete`.
+    const argumentsStreaming =
+      toolCallId !== undefined && streamingCalls.has(toolCallId) && !completeCalls.has(toolCallId);
+    if (argumentsStreaming) startedStreaming.add(toolCallId);
     return { modelCall: writing + 1, ...(argumentsStreaming ? { argumentsStreaming } : {}) };
   };
   const describe = (event: RunEvent, early?: EarlyStart): void => {
     const text = describeEvent(event, startedAt, {
       ...(options.toolsInPrompt === undefined ? {} : { toolsInPrompt: options.toolsInPrompt }),
       ...(early === undefined ? {} : { early }),
+      ...(event.type === 'tool-call-arguments-complete' && startedStreaming.has(event.toolCallId)
+        ? { callStarted: true }
+        : {}),
     });
     if (text !== undefined) line(escapeUnprintable(text));
   };
@@ -190,7 +194,9 @@ export function createLiveTrace(options: LiveTraceOptions): LiveTrace {
       case 'inference-started':
         describe(event);
         writing = event.step;
-        argumentText.clear();
+        streamingCalls.clear();
+        completeCalls.clear();
+        startedStreaming.clear();
         return;
       case 'text-delta':
         streamed('text', event.step, event.delta, event.timestamp);
@@ -199,16 +205,17 @@ export function createLiveTrace(options: LiveTraceOptions): LiveTrace {
         streamed('reasoning', event.step, event.delta, event.timestamp);
         return;
       case 'tool-call-streaming-started':
-        argumentText.set(event.toolCallId, '');
+        streamingCalls.add(event.toolCallId);
         line(
           `${stamp(event.timestamp - startedAt)} model call ${event.step + 1} … writing a call to ${oneLine(event.toolName)}`,
         );
         return;
-      case 'tool-call-arguments-delta': {
-        const text = argumentText.get(event.toolCallId) ?? '';
-        if (text.length < MAX_ARGUMENT_CHARACTERS) argumentText.set(event.toolCallId, text + event.delta);
+      case 'tool-call-arguments-delta':
         return;
-      }
+      case 'tool-call-arguments-complete':
+        completeCalls.add(event.toolCallId);
+        describe(event);
+        return;
       case 'inference-finished':
       case 'inference-failed':
         endInline();
@@ -217,7 +224,7 @@ export function createLiveTrace(options: LiveTraceOptions): LiveTrace {
         describe(event);
         return;
       case 'tool-call-started':
-        startEvent(event, earlyStart(event.action.id, event.action.args));
+        startEvent(event, earlyStart(event.action.id));
         return;
       case 'plan-step-started':
         startEvent(event, earlyStart());

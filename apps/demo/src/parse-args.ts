@@ -68,7 +68,8 @@ Options:
                       tool call); default: what the model declares (offline: tool)
   --provider <name>   Run on a real provider: openai (OPENAI_API_KEY), anthropic (ANTHROPIC_API_KEY),
                       bedrock (AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY or AWS_PROFILE, and AWS_REGION),
-                      mistral (MISTRAL_API_KEY; MISTRAL_SERVER_URL for another server)
+                      mistral (MISTRAL_API_KEY; MISTRAL_SERVER_URL for another server),
+                      google (GOOGLE_API_KEY or GEMINI_API_KEY; the Gemini API)
   --model <id>        The provider's model id (required with --provider)
   --api <name>        With --provider openai: responses (default) or chat (Chat Completions, which local
                       OpenAI-compatible servers speak: LM Studio, Ollama, vLLM, llama.cpp)

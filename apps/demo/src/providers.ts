@@ -1,12 +1,13 @@
 import { AuthenticationError, type LanguageModel, type StreamPart } from '@org/core';
 import { createAnthropic } from '@org/provider-anthropic';
 import { createBedrock } from '@org/provider-bedrock';
+import { createGoogle } from '@org/provider-google';
 import { createMistral } from '@org/provider-mistral';
 import { createOpenAI } from '@org/provider-openai';
 import { MissingCredentialsError } from './errors.js';
 
 /** The real providers the demo can run on. */
-export type RealProvider = 'openai' | 'anthropic' | 'bedrock' | 'mistral';
+export type RealProvider = 'openai' | 'anthropic' | 'bedrock' | 'google' | 'mistral';
 
 /**
  * The providers `--provider` accepts.
@@ -14,7 +15,13 @@ export type RealProvider = 'openai' | 'anthropic' | 'bedrock' | 'mistral';
  * @example
  * REAL_PROVIDERS.includes(name as RealProvider);
  */
-export const REAL_PROVIDERS: readonly RealProvider[] = ['openai', 'anthropic', 'bedrock', 'mistral'];
+export const REAL_PROVIDERS: readonly RealProvider[] = [
+  'openai',
+  'anthropic',
+  'bedrock',
+  'google',
+  'mistral',
+];
 
 /** The OpenAI APIs the demo can speak: Responses (the default) or Chat Completions (local compatible servers). */
 export type OpenAIApi = 'responses' | 'chat';
@@ -90,9 +97,16 @@ export function missingCredentials(provider: RealProvider, environment: Environm
       return isSet(environment, 'ANTHROPIC_API_KEY') ? [] : ['ANTHROPIC_API_KEY'];
     case 'bedrock':
       return bedrockRegion(environment) === undefined ? ['AWS_REGION or AWS_DEFAULT_REGION'] : [];
+    case 'google':
+      return googleApiKey(environment) === undefined ? ['GOOGLE_API_KEY or GEMINI_API_KEY'] : [];
     case 'mistral':
       return isSet(environment, 'MISTRAL_API_KEY') ? [] : ['MISTRAL_API_KEY'];
   }
+}
+
+/** The Gemini API key, in the SDK's order of precedence. */
+function googleApiKey(environment: Environment): string | undefined {
+  return variable(environment, 'GOOGLE_API_KEY') ?? variable(environment, 'GEMINI_API_KEY');
 }
 
 function bedrockRegion(environment: Environment): string | undefined {
@@ -199,6 +213,14 @@ export function createProviderModel(
       return withBedrockCredentialsHint(
         createBedrock({ region, ...(profile === undefined ? {} : { profile }) })(modelId, settings),
       );
+    }
+    case 'google': {
+      // GOOGLE_GEMINI_BASE_URL (the SDK's own variable) points the demo at another Gemini API endpoint.
+      const baseURL = variable(environment, 'GOOGLE_GEMINI_BASE_URL');
+      return createGoogle({
+        apiKey: googleApiKey(environment) ?? '',
+        ...(baseURL === undefined ? {} : { baseURL }),
+      })(modelId, settings);
     }
     case 'mistral': {
       // MISTRAL_SERVER_URL points the demo at another server (a proxy, a self-hosted deployment, a test's fake).

@@ -50,6 +50,12 @@ export function describeEvent(
     readonly toolsInPrompt?: boolean;
     /** A `tool-call-started` or `plan-step-started` that came before the model finished writing its answer. */
     readonly early?: EarlyStart;
+    /**
+     * A `tool-call-arguments-complete` of a call that already started on its streaming arguments (its
+     * `tool-call-started` carried `{}`): shown, with the arguments that start could not show. Otherwise the event is
+     * not shown: the call's `tool-call-started` shows its arguments.
+     */
+    readonly callStarted?: boolean;
   } = {},
 ): string | undefined {
   const at = stamp(event.timestamp - startedAt);
@@ -77,6 +83,12 @@ export function describeEvent(
           ? '(its arguments still streaming)'
           : shortJson(event.action.args);
       return `${at} tool ${event.action.toolName} ${args} started${early}`;
+    }
+    case 'tool-call-arguments-complete': {
+      if (options.callStarted !== true) return undefined;
+      // Raw text from the model: shown parsed when it is JSON, else as the text it is.
+      const read = readStrictJson(event.arguments);
+      return `${at} tool ${event.toolName} arguments complete: ${shortJson(read.ok ? read.value : event.arguments)}`;
     }
     case 'tool-call-finished': {
       const observation = event.observation;

@@ -200,7 +200,7 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<Demo
       let run: ModeRun;
       try {
         run = await runTaskInMode(task, mode, {
-          model,
+          model: ui === undefined ? model : ui.recordModel(model),
           clock,
           ...(io.signal === undefined ? {} : { signal: io.signal }),
           ...(toolChoice === undefined ? {} : { toolChoice }),

@@ -33,6 +33,7 @@ describe('a real provider without its credentials', () => {
       ],
       ['bedrock', { AWS_REGION: '', AWS_DEFAULT_REGION: '  ' }, 'missing: AWS_REGION or AWS_DEFAULT_REGION.'],
       ['bedrock', { AWS_PROFILE: 'ml' }, 'missing: AWS_REGION or AWS_DEFAULT_REGION.'],
+      ['google', { GEMINI_API_KEY: ' ' }, 'missing: GOOGLE_API_KEY or GEMINI_API_KEY.'],
     ];
     for (const [provider, environment, expected] of cases) {
       const outcome = await demo(['--provider', provider, '--model', 'some-model'], environment);
@@ -59,7 +60,7 @@ describe('a real provider without its credentials', () => {
     );
     expect((await demo(['--model', 'gpt-4.1'], {})).stderr).toContain('--model applies to a real provider');
     expect((await demo(['--provider', 'cohere', '--model', 'x'], {})).stderr).toContain(
-      "--provider: unknown value 'cohere'; expected openai, anthropic, bedrock, mistral.",
+      "--provider: unknown value 'cohere'; expected openai, anthropic, bedrock, google, mistral.",
     );
   });
 

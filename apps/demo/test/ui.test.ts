@@ -9,7 +9,7 @@ afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
 interface Row {
   kind: string;
-  record?: { event: { type: string; runId?: string; reason?: string } };
+  record?: { event: { type: string; runId?: string; reason?: string; messages?: unknown[] } };
 }
 
 describe('org-demo --ui', () => {
@@ -49,6 +49,14 @@ describe('org-demo --ui', () => {
       ]);
       expect(new Set(finished.map((row) => row.record?.event.runId)).size).toBe(3);
       expect(rows.some((row) => row.record?.event.type === 'plan-step-finished')).toBe(true);
+      // Each model call's request (its messages) is recorded under its run, one per model call.
+      for (const runId of finished.map((row) => row.record?.event.runId)) {
+        const ofRun = (type: string) =>
+          rows.filter((row) => row.record?.event.type === type && row.record.event.runId === runId);
+        const requests = ofRun('model-request');
+        expect(requests.length).toBe(ofRun('inference-started').length);
+        expect(requests[0]?.record?.event.messages?.length).toBeGreaterThan(0);
+      }
     } finally {
       stop.abort(new Error('test done'));
     }

@@ -1,6 +1,14 @@
 import { type Event as AgUiEvent, EventType, type RunAgentInput, type TokenUsage } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
-import { AbortedError, MAX_TIMER_DELAY_MS, OrgError, type RunEvent } from '@org/core';
+import {
+  AbortedError,
+  MAX_TIMER_DELAY_MS,
+  OrgError,
+  type RunEvent,
+  type RunEventListener,
+  type RunEventListeners,
+  runEventListenersProblem,
+} from '@org/core';
 import { type AgentResult, runAgent } from '@org/planner';
 import { ToolRegistry } from '@org/tools';
 import { toApprovalInterrupts } from './approval-interrupts.js';
@@ -78,6 +86,10 @@ export function createAgUiHandler(options: AgUiHandlerOptions): AgUiHandler {
         reason: `must be a positive integer${option === 'heartbeatMs' ? ` up to ${MAX_TIMER_DELAY_MS}` : ''}`,
       });
     }
+  }
+  const listenersProblem = runEventListenersProblem(agent.onEvent);
+  if (listenersProblem !== undefined) {
+    throw new InvalidAgUiOptionError({ option: 'onEvent', reason: listenersProblem });
   }
   if (typeof agent.model !== 'object' || agent.model === null) {
     throw new InvalidAgUiOptionError({ option: 'model', reason: 'a LanguageModel is required' });
@@ -200,11 +212,16 @@ async function runToEvents(
   const { threadId, runId } = input;
   const mapper = new AgUiEventMapper({ runId, frontEndToolNames: prepared.frontEndToolNames });
   send({ type: EventType.RUN_STARTED, threadId, runId });
-  const onEvent = (event: RunEvent): void => {
-    // Ours first: a throwing listener of the application (isolated by the loop) never costs the client an event.
+  const toClient = (event: RunEvent): void => {
     for (const mapped of mapper.map(event)) send(mapped);
-    agent.onEvent?.(event);
   };
+  // Ours first: a throwing listener of the application (isolated by the loop) never costs the client an event. The
+  // application's are checked by `runAgent` (a bad one from `runOptions` ends this request with a RUN_ERROR).
+  const given = agent.onEvent;
+  const onEvent: RunEventListeners =
+    given === undefined
+      ? toClient
+      : [toClient, ...(Array.isArray(given) ? given : [given as RunEventListener])];
   let result: AgentResult;
   try {
     result = await runAgent({ ...prepared.options, signal, onEvent });

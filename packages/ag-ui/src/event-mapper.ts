@@ -43,7 +43,8 @@ export function toolResultMessageId(toolCallId: string): string {
  * Turns the loop's run events (`RunEvent` of `@org/core`) into AG-UI events, keeping the protocol's order rules: a
  * model call is a `STEP_STARTED` / `STEP_FINISHED` pair; its text a `TEXT_MESSAGE_*` triple and its reasoning a
  * `REASONING_*` span; each call `TOOL_CALL_START` / `ARGS` / `END` then `TOOL_CALL_RESULT` (never before its end);
- * plan steps and calls carrying a parent become nested calls (`parentMessageId` of their parent's message, and
+ * plan steps, calls carrying a parent and calls a tool reports as its progress (each call of a code-mode program,
+ * with its arguments) become nested calls (`parentMessageId` of their parent's message, and
  * `metadata.parentToolCallId`); events AG-UI has no word for (`validation-failed`, `adjustment`, `approval-requested`,
  * ...) are `CUSTOM` events named after their type. `run-started` / `run-finished` are the handler's to send.
  */
@@ -59,6 +60,8 @@ export class AgUiEventMapper {
   #reasoningId: string | undefined;
   /** The id of the last text message, the final answer's when the run ends with one. */
   #lastTextMessageId: string | undefined;
+  /** Calls that reported plan steps: their nested calls are shown as the steps (`plan-step-*`). */
+  readonly #plans = new Set<string>();
 
   constructor(options: AgUiEventMapperOptions) {
     this.#runId = options.runId;
@@ -112,6 +115,12 @@ export class AgUiEventMapper {
           out.push({ type: EventType.TOOL_CALL_ARGS, toolCallId: event.toolCallId, delta: event.delta });
         }
         break;
+      case 'tool-call-arguments-complete': {
+        // Every argument delta has been sent: the call's arguments are whole, which is what TOOL_CALL_END says.
+        const call = this.#calls.get(event.toolCallId);
+        if (call?.open === true) this.#endCall(out, event.toolCallId, call);
+        break;
+      }
       case 'inference-finished':
         this.#closeReasoning(out);
         if (!this.#textOpen && event.text !== undefined && event.text !== '') {
@@ -169,13 +178,22 @@ export class AgUiEventMapper {
         }
         break;
       case 'tool-call-progress': {
+        const progress = progressCallOf(event.progress);
         // A plan tool reports its steps as progress too; the top-level plan-step events already carry them.
-        const progress: unknown = event.progress;
-        const type =
-          typeof progress === 'object' && progress !== null
-            ? (progress as { type?: unknown }).type
-            : undefined;
-        if (type === 'plan-step-started' || type === 'plan-step-finished') break;
+        if (progress?.type === 'plan-step') {
+          this.#plans.add(event.actionId);
+          break;
+        }
+        // A call another tool made (each call of a code-mode program): a nested call of that tool's call.
+        if (progress !== undefined && !this.#plans.has(event.actionId)) {
+          const nested = { parentToolCallId: event.actionId, ...progress.call };
+          if (progress.type === 'started') this.#startNested(out, nested, progress.arguments);
+          else {
+            this.#startNested(out, nested);
+            this.#result(out, nested.toolCallId, formatObservationForModel(progress.observation));
+          }
+          break;
+        }
         out.push(custom(event));
         break;
       }
@@ -290,10 +308,12 @@ export class AgUiEventMapper {
     }
   }
 
-  #startNested(out: AgUiEvent[], nested: NestedCall): void {
+  /** Announces a nested call (with its whole arguments when known) unless it was already. */
+  #startNested(out: AgUiEvent[], nested: NestedCall, args?: string): void {
     this.#announce(out, nested.toolCallId, nested.toolName, this.parentMessageIdOf(nested.parentToolCallId), {
       open: false,
       metadata: { parentToolCallId: nested.parentToolCallId },
+      ...(args === undefined ? {} : { arguments: args }),
     });
   }
 
@@ -337,6 +357,65 @@ function nestedCallOf(event: RunEvent): NestedCall | undefined {
         toolCallId: event.observation.actionId,
         toolName: event.observation.toolName,
       };
+}
+
+/** A call another tool made, as that tool's progress reports it (code mode reports each call of its program so). */
+type ProgressCall =
+  | {
+      readonly type: 'started';
+      readonly call: { readonly toolCallId: string; readonly toolName: string };
+      readonly arguments: string | undefined;
+    }
+  | {
+      readonly type: 'finished';
+      readonly call: { readonly toolCallId: string; readonly toolName: string };
+      readonly observation: ToolObservation;
+    }
+  | { readonly type: 'plan-step' };
+
+/** An own property (never one reached through a prototype): a tool reports any progress it likes. */
+function own(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, key)
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
+}
+
+/**
+ * The nested call a tool's progress describes: its `tool-call-started` / `tool-call-finished` event of a call it
+ * made, or a plan step; `undefined` for progress of any other shape (sent as a `CUSTOM` event).
+ */
+function progressCallOf(progress: unknown): ProgressCall | undefined {
+  const type = own(progress, 'type');
+  if (type === 'plan-step-started' || type === 'plan-step-finished') return { type: 'plan-step' };
+  if (type === 'tool-call-started') {
+    const action = own(progress, 'action');
+    const toolCallId = own(action, 'id');
+    const toolName = own(action, 'toolName');
+    if (typeof toolCallId !== 'string' || typeof toolName !== 'string') return undefined;
+    return { type: 'started', call: { toolCallId, toolName }, arguments: argumentsText(own(action, 'args')) };
+  }
+  if (type === 'tool-call-finished') {
+    const observation = own(progress, 'observation');
+    const toolCallId = own(observation, 'actionId');
+    const toolName = own(observation, 'toolName');
+    const status = own(observation, 'status');
+    if (typeof toolCallId !== 'string' || typeof toolName !== 'string' || typeof status !== 'string') {
+      return undefined;
+    }
+    return { type: 'finished', call: { toolCallId, toolName }, observation: observation as ToolObservation };
+  }
+  return undefined;
+}
+
+/** A nested call's arguments as the JSON text `TOOL_CALL_ARGS` carries; `undefined` when they are not JSON. */
+function argumentsText(args: unknown): string | undefined {
+  if (args === undefined) return undefined;
+  try {
+    return JSON.stringify(args);
+  } catch {
+    // Cyclic or BigInt arguments (a tool's own progress): the call is shown without them.
+    return undefined;
+  }
 }
 
 function stepResultText(status: ObservationStatus, error: ObservationError | undefined): string {

@@ -1,9 +1,10 @@
 import { HttpAgent } from '@ag-ui/client';
+import { closeCodeSandboxes, createCodeModeTool, prewarmCodeSandbox } from '@org/code-mode';
 import { RateLimitError, type RunEvent } from '@org/core';
 import { createToolPlanTool } from '@org/plan-executor';
 import { createScriptedModel, type ScriptedTurn } from '@org/provider-scripted';
 import { defineTool, ToolRegistry } from '@org/tools';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ofType, runClient } from './__fixtures__/client-run.js';
 import type { AgUiHandlerOptions } from './ag-ui-handler.js';
@@ -175,6 +176,67 @@ describe('serveAgUi with the official @ag-ui/client HttpAgent', () => {
     expect(
       agent.messages.flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : [])),
     ).toEqual(['plan_1']);
+  });
+
+  describe('a code-mode call', () => {
+    beforeAll(() => prewarmCodeSandbox());
+    afterAll(() => closeCodeSandboxes());
+
+    it('shows each call of the program as a nested tool call with its arguments and result', async () => {
+      const tools = new ToolRegistry([getWeather]);
+      const program = [
+        "const cities = ['Paris', 'Rome'];",
+        'const readings = await Promise.all(cities.map((city) => get_weather({ city })));',
+        'return readings.reduce((a, b) => (a.temperatureC >= b.temperatureC ? a : b)).city;',
+      ].join('\n');
+      const { agent } = await serve(
+        [
+          { toolCalls: [{ id: 'code_1', toolName: 'run_code', arguments: { code: program } }] },
+          { text: 'Rome is warmer.' },
+        ],
+        { tools: ToolRegistry.compose(tools, new ToolRegistry([createCodeModeTool({ tools })])) },
+      );
+      const run = await runClient(agent);
+      expect(run.error).toBeUndefined();
+      const starts = ofType(run, 'TOOL_CALL_START');
+      const code = starts.find((event) => event.toolCallId === 'code_1');
+      const calls = starts.filter((event) => event.toolCallId !== 'code_1');
+      expect(calls.map((event) => event.toolCallName)).toEqual(['get_weather', 'get_weather']);
+      // Arguments may come in several deltas (the code call's stream); a nested call's come whole.
+      const argumentText = new Map<unknown, string>();
+      for (const event of ofType(run, 'TOOL_CALL_ARGS')) {
+        argumentText.set(event.toolCallId, (argumentText.get(event.toolCallId) ?? '') + String(event.delta));
+      }
+      const argumentsOf = new Map([...argumentText].map(([id, text]) => [id, JSON.parse(text)]));
+      expect(argumentsOf.get('code_1')).toEqual({ code: program });
+      const resultOf = new Map(
+        ofType(run, 'TOOL_CALL_RESULT').map((event) => [event.toolCallId, JSON.parse(String(event.content))]),
+      );
+      for (const call of calls) {
+        expect(call.toolCallId).toMatch(/^code_1\/\d+$/);
+        expect(call.parentMessageId).toBe(code?.parentMessageId);
+        expect(call.metadata).toEqual({ parentToolCallId: 'code_1' });
+        // Each nested call's arguments, and its result as the model would read it, belong to that call.
+        const { city } = argumentsOf.get(call.toolCallId);
+        expect(resultOf.get(call.toolCallId)).toEqual({ city, temperatureC: city === 'Rome' ? 24 : 18 });
+      }
+      expect(calls.map((call) => argumentsOf.get(call.toolCallId).city).sort()).toEqual(['Paris', 'Rome']);
+      expect(resultOf.get('code_1')).toMatchObject({ status: 'success', value: 'Rome' });
+      // The nested calls end before the code call's result: a client shows them inside it.
+      const codeResultAt = run.events.findIndex(
+        (event) =>
+          event.type === 'TOOL_CALL_RESULT' && (event as { toolCallId?: string }).toolCallId === 'code_1',
+      );
+      const lastNestedAt = run.events.findLastIndex(
+        (event) => (event as { toolCallId?: string }).toolCallId?.startsWith('code_1/') === true,
+      );
+      expect(lastNestedAt).toBeLessThan(codeResultAt);
+      expect(ofType(run, 'CUSTOM').filter((event) => event.name === 'tool-call-progress')).toEqual([]);
+      // The snapshot keeps the conversation the model saw: the code call and its result, not the program's calls.
+      expect(
+        agent.messages.flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : [])),
+      ).toEqual(['code_1']);
+    });
   });
 
   it('ends a run that needs approval with an interrupt carrying the sealed state, resumes it once', async () => {

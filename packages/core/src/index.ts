@@ -66,6 +66,12 @@ export type {
   ToolCallStreamingStartedEvent,
   ValidationFailedEvent,
 } from './events.js';
+export {
+  GEMINI_OPENAPI_SCHEMA_KEYWORDS,
+  type GeminiSchemaConversion,
+  type GeminiSchemaRefusal,
+  toGeminiOpenApiSchema,
+} from './gemini-schema-dialect.js';
 export type {
   JsonArray,
   JsonObject,
@@ -166,6 +172,12 @@ export {
   type WithRetriesOptions,
   withRetries,
 } from './retry.js';
+export {
+  combineListeners,
+  type RunEventListeners,
+  runEventListenersProblem,
+  toRunEventListener,
+} from './run-event-listeners.js';
 export {
   DEFAULT_STRICT_JSON_MAX_DEPTH,
   JsonParseFailure,

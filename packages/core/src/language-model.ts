@@ -165,7 +165,9 @@ export interface LanguageModel {
   readonly provider: string;
   readonly modelId: string;
   readonly capabilities: ModelCapabilities;
+  /** One model call, answered whole; rejects with a core error (a `ProviderError`, `AbortedError`, ...). */
   generate(request: ModelRequest): Promise<ModelResponse>;
+  /** One model call, answered as it is written: deltas, then exactly one `finish` or `error` part. */
   stream(request: ModelRequest): AsyncIterable<StreamPart>;
 }
 

@@ -38,6 +38,7 @@ export interface ResolvedRetryOptions {
   readonly initialDelayMs: number;
   readonly maxDelayMs: number;
   readonly maxRetryAfterMs: number;
+  /** Waits between attempts; `abortableSleep` unless `RetryOptions.sleep` was given. */
   readonly sleep: (delayMs: number, signal: AbortSignal | undefined) => Promise<void>;
 }
 
@@ -193,7 +194,10 @@ export function backoffDelay(
  * record (AWS SDK `$response.headers`, Node `IncomingHttpHeaders`) whose keys are matched case-insensitively.
  */
 export type HeadersLike =
-  | { get(name: string): string | null | undefined }
+  | {
+      /** Reads one header by name. */
+      get(name: string): string | null | undefined;
+    }
   | Readonly<Record<string, unknown>>;
 
 /** One header's value, or `undefined`; never throws, whatever the object's getters do. */

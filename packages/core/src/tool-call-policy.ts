@@ -34,9 +34,13 @@ const EXPECT_ANY: ToolCallPolicy = Object.freeze({ kind: 'expect-any' });
  * const policy = support === 'native' ? ToolCallPolicy.acceptAll() : ToolCallPolicy.forEmulatedChoice(choice);
  */
 export const ToolCallPolicy = Object.freeze({
+  /** Every call is kept: the provider enforced the tool choice natively. */
   acceptAll: (): ToolCallPolicy => ACCEPT_ALL,
+  /** Every call is rejected (reported): an emulated `none` the model ignored. */
   rejectAll: (): ToolCallPolicy => REJECT_ALL,
+  /** At least one call is expected: an emulated `required`; an answer without one is reported. */
   expectAny: (): ToolCallPolicy => EXPECT_ANY,
+  /** Calls of `toolName` only: an emulated named choice; calls of other tools are rejected and reported. */
   expectTool: (toolName: string): ToolCallPolicy => Object.freeze({ kind: 'expect-tool', toolName }),
   /**
    * The policy that checks an answer to an emulated tool choice: `none` rejects every call, `required` expects

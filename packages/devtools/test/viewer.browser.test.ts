@@ -4,6 +4,7 @@ import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { closeCodeSandboxes } from '@org/code-mode';
 import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type DevtoolsServer, devtoolsListener, startDevtoolsServer } from '../src/index.js';
@@ -11,6 +12,7 @@ import { openBrowser, type TestBrowser } from './browser.js';
 import {
   LEAKED_KEY,
   recordApprovalRun,
+  recordCodeRun,
   recordFailingRun,
   recordPlanRun,
   recordWeatherRun,
@@ -155,6 +157,55 @@ describe('the run viewer in a real browser', () => {
     expect(await main.locator('[data-total="status"]').innerText()).toBe('waiting for approval');
 
     expect(outsideRequests).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows a code-mode program as a timeline of its calls, the chain that bounds its time marked', async () => {
+    cleanups.push(() => closeCodeSandboxes());
+    const dir = tempDir();
+    const listener = devtoolsListener({ dir });
+    const code = await recordCodeRun(listener, 'run-code');
+    listener.close();
+    expect(code.finishReason).toBe('final-answer');
+    const codeCallId = code.steps[0]?.toolCalls[0]?.id as string;
+
+    const server = await serve(dir);
+    const { page, pageErrors } = await browse();
+    await page.goto(server.url);
+    await openRun(page, 'run-code');
+    const program = page.locator(`main section.plan.program[data-plan-id="${codeCallId}"]`);
+    expect(await program.locator('h3').innerText()).toMatch(
+      new RegExp(`^Program ${codeCallId} · 3 calls · \\d+ ms$`),
+    );
+    // Paris (300 ms) and Rome (500 ms, real timers) at once, then compare: the program's time is Rome's then compare's.
+    expect(await program.locator('.critical-path').innerText()).toBe('Critical path: 2 → 3');
+    expect(await program.locator('.plan-step[data-plan-step="1"]').innerText()).toMatch(
+      /^1 · get_weather · success · \d+ ms/,
+    );
+    expect(await program.locator('.plan-step[data-plan-step="2"]').innerText()).toMatch(
+      /^★ 2 · get_weather · success · \d+ ms/,
+    );
+    expect(await program.locator('.plan-step[data-plan-step="3"]').innerText()).toContain(
+      'after 2 (by time)',
+    );
+    const bar = async (stepId: string) => {
+      const box = await program.locator(`.plan-step[data-plan-step="${stepId}"] .bar`).boundingBox();
+      if (box === null) throw new Error(`no bar for ${stepId}`);
+      return box;
+    };
+    const [paris, rome, compare] = [await bar('1'), await bar('2'), await bar('3')];
+    // Side by side: Rome starts while Paris runs (a few ms after it: each call crosses from the sandbox's worker).
+    expect(rome.x).toBeGreaterThanOrEqual(paris.x - 1);
+    expect(rome.x).toBeLessThan(paris.x + paris.width);
+    expect(rome.width).toBeGreaterThan(paris.width);
+    expect(compare.x).toBeGreaterThanOrEqual(rome.x + rome.width - 2);
+    expect(await program.locator('.bar.critical').count()).toBe(2);
+    expect(await program.locator('.plan-step[data-plan-step="1"] .bar.critical').count()).toBe(0);
+    // The code call itself is still a tool call with its result; its calls are not listed as progress.
+    const codeCall = await page.locator('main section.tool-call', { hasText: 'run_code' }).innerText();
+    expect(codeCall).toMatch(/^run_code · success · /);
+    expect(codeCall).toContain('Rome'); // the program's return value, in the result the model read
+    expect(codeCall).not.toContain('Progress');
     expect(pageErrors).toEqual([]);
   });
 

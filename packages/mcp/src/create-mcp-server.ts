@@ -11,8 +11,10 @@ import {
   type Action,
   type JsonSchema,
   type RunEvent,
-  type RunEventListener,
+  type RunEventListeners,
+  runEventListenersProblem,
   timerDelayProblem,
+  toRunEventListener,
 } from '@org/core';
 import {
   type ArgumentLimits,
@@ -55,8 +57,11 @@ export interface ServeMcpOptions {
   readonly approve?: (action: Action, tool: Tool) => boolean | PromiseLike<boolean>;
   /** Annotations to announce per tool. Default: those a tool adapted by `connectMcp` came with, else none. */
   readonly annotations?: (tool: Tool) => McpToolAnnotations | undefined;
-  /** Receives the events of every call. */
-  readonly onEvent?: RunEventListener;
+  /**
+   * Receives the events of every call: one listener or several (called in order, each isolated from the others'
+   * throws). Anything else is an `InvalidMcpOptionError` (`option: 'onEvent'`) when the server is made.
+   */
+  readonly onEvent?: RunEventListeners;
 }
 
 const DEFAULT_SERVER_INFO = { name: '@org/mcp', version: '0.0.0' };
@@ -137,6 +142,10 @@ export function createMcpServer(registry: ToolRegistry, options: ServeMcpOptions
     const problem = timerDelayProblem(options.timeoutMs, { infinity: true });
     if (problem !== undefined) throw new InvalidMcpOptionError({ option: 'timeoutMs', reason: problem });
   }
+  const listenersProblem = runEventListenersProblem(options.onEvent);
+  if (listenersProblem !== undefined)
+    throw new InvalidMcpOptionError({ option: 'onEvent', reason: listenersProblem });
+  const listener = toRunEventListener(options.onEvent);
   const server = new Server(options.serverInfo ?? DEFAULT_SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
@@ -208,7 +217,7 @@ export function createMcpServer(registry: ToolRegistry, options: ServeMcpOptions
     const progressToken = request.params._meta?.progressToken;
     let progressCount = 0;
     const onEvent = (event: RunEvent): void => {
-      options.onEvent?.(event);
+      listener?.(event);
       if (progressToken === undefined || event.type !== 'tool-call-progress' || event.actionId !== action.id)
         return;
       progressCount++;

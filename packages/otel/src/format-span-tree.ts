@@ -10,6 +10,7 @@ export interface SpanTreeNode {
   readonly name: string;
   /** A `SpanKind`. */
   readonly kind: number;
+  /** The span's ids, as on an SDK `ReadableSpan`: `spanId` links children to it through `parentSpanId`. */
   spanContext(): { readonly spanId: string; readonly traceId: string };
   /** The parent, as SDK 2.x reports it. */
   readonly parentSpanContext?: { readonly spanId: string } | undefined;

@@ -5,12 +5,13 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
+import { closeCodeSandboxes, createCodeModeTool } from '@org/code-mode';
 import { RateLimitError, type RunEvent, registerSecret } from '@org/core';
 import { createToolPlanTool } from '@org/plan-executor';
 import { type AgentState, runAgent } from '@org/planner';
 import { createScriptedModel, createVirtualClock } from '@org/provider-scripted';
 import { defineTool, ToolRegistry } from '@org/tools';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { boundText, formatSpanTree, otelListener, TRUNCATION_MARKER } from './index.js';
 
@@ -129,6 +130,63 @@ const step = (planId: string, stepId: string, tool: string) => ({
 });
 
 describe('otelListener', () => {
+  afterAll(() => closeCodeSandboxes());
+
+  it("records a code-mode program's calls as execute_tool spans under the code call, as a plan's steps", async () => {
+    const { exporter, provider } = setup();
+    const clock = createVirtualClock();
+    const tools = weatherTools(clock);
+    const program = [
+      "const paris = await get_weather({ city: 'Paris' });",
+      "const rome = await get_weather({ city: 'Rome' });",
+      'return await compare_temperatures({ first: paris, second: rome });',
+    ].join('\n');
+    const model = createScriptedModel({
+      clock,
+      script: [{ toolCalls: [{ toolName: 'run_code', arguments: { code: program } }] }, { text: 'Rome.' }],
+    });
+    const result = await runAgent({
+      model,
+      clock,
+      tools: new ToolRegistry([...tools.list(), createCodeModeTool({ tools })]),
+      task: 'Is it warmer in Paris or Rome?',
+      runId: 'run-code',
+      onEvent: otelListener({ tracer: provider.getTracer('test'), agentName: 'weather' }),
+    });
+    expect(result.finishReason).toBe('final-answer');
+    const codeCallId = result.steps[0]?.toolCalls[0]?.id as string;
+    const call = (n: number, tool: string) => ({
+      name: `execute_tool ${tool}`,
+      kind: 'INTERNAL',
+      status: 'UNSET',
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': tool,
+        'gen_ai.tool.call.id': `${codeCallId}/${n}`,
+        'org.tool.status': 'success',
+      },
+      children: [],
+    });
+    const [root] = treeOf(exporter.getFinishedSpans());
+    expect(root?.name).toBe('invoke_agent weather');
+    expect(root?.children.map((child) => child.name)).toEqual([
+      'chat scripted-model',
+      'execute_tool run_code',
+      'chat scripted-model',
+    ]);
+    const codeSpan = root?.children[1];
+    expect(codeSpan?.attributes).toMatchObject({
+      'gen_ai.tool.call.id': codeCallId,
+      'org.tool.status': 'success',
+    });
+    // The program's three calls, in the order it made them, under the code call (not beside it).
+    expect(codeSpan?.children).toEqual([
+      call(1, 'get_weather'),
+      call(2, 'get_weather'),
+      call(3, 'compare_temperatures'),
+    ]);
+  });
+
   it('records a plan-mode run as one tree: run, model calls, the plan call, its steps as siblings', async () => {
     const { exporter, provider } = setup();
     const clock = createVirtualClock();

@@ -13,6 +13,7 @@ import {
 } from '@opentelemetry/api';
 import type { ObservationError, RunEvent, RunEventListener, RunEventOf } from '@org/core';
 import { boundContent, boundMessage, DEFAULT_MAX_CONTENT_BYTES } from './bounded-content.js';
+import { nestedCallEventOf } from './nested-call-event.js';
 import { ATTR, OPERATION, providerNameOf, SPAN_EVENT } from './semantic-conventions.js';
 
 /** The instrumentation scope of the spans, when the listener builds its own tracer. */
@@ -60,6 +61,10 @@ interface RunSpans {
   readonly toolContexts: Map<string, Context>;
   /** Open plan-step spans, by `planId` and step id. */
   readonly steps: Map<string, Span>;
+  /** Open spans of calls a program made (code mode), by the calling tool call's id and the call's id. */
+  readonly programCalls: Map<string, Span>;
+  /** Tool calls that reported plan steps: their nested calls are the steps' spans already. */
+  readonly plans: Set<string>;
   providerSet: boolean;
 }
 
@@ -132,6 +137,8 @@ export function otelListener(options: OtelListenerOptions = {}): OtelListener {
       tools: new Map(),
       toolContexts: new Map(),
       steps: new Map(),
+      programCalls: new Map(),
+      plans: new Set(),
       providerSet: true,
     };
   };
@@ -151,6 +158,9 @@ export function otelListener(options: OtelListenerOptions = {}): OtelListener {
     };
     for (const span of run.steps.values()) end(span);
     run.steps.clear();
+    for (const span of run.programCalls.values()) end(span);
+    run.programCalls.clear();
+    run.plans.clear();
     for (const span of run.tools.values()) end(span);
     run.tools.clear();
     run.toolContexts.clear();
@@ -181,6 +191,8 @@ export function otelListener(options: OtelListenerOptions = {}): OtelListener {
       tools: new Map(),
       toolContexts: new Map(),
       steps: new Map(),
+      programCalls: new Map(),
+      plans: new Set(),
       providerSet: false,
     });
   };
@@ -274,22 +286,23 @@ export function otelListener(options: OtelListenerOptions = {}): OtelListener {
     [ATTR.toolCallId]: callId,
   });
 
+  const startToolSpan = (
+    action: { readonly id: string; readonly toolName: string; readonly args: unknown },
+    timestamp: number,
+    parent: Context,
+  ): Span =>
+    start(`${OPERATION.executeTool} ${action.toolName}`, SpanKind.INTERNAL, timestamp, parent, {
+      ...toolAttributes(action.toolName, action.id),
+      ...(maxContentBytes === undefined
+        ? {}
+        : { [ATTR.toolCallArguments]: boundContent(action.args, maxContentBytes) }),
+    });
+
   const onToolCallStarted = (event: RunEventOf<'tool-call-started'>): void => {
     const run = runOf(event);
     const { action } = event;
     run.tools.get(action.id)?.end(hrTime(event.timestamp));
-    const span = start(
-      `${OPERATION.executeTool} ${action.toolName}`,
-      SpanKind.INTERNAL,
-      event.timestamp,
-      run.context,
-      {
-        ...toolAttributes(action.toolName, action.id),
-        ...(maxContentBytes === undefined
-          ? {}
-          : { [ATTR.toolCallArguments]: boundContent(action.args, maxContentBytes) }),
-      },
-    );
+    const span = startToolSpan(action, event.timestamp, run.context);
     run.tools.set(action.id, span);
     run.toolContexts.set(action.id, trace.setSpan(run.context, span));
   };
@@ -374,6 +387,43 @@ export function otelListener(options: OtelListenerOptions = {}): OtelListener {
     endTool(span, event.timestamp, event.status, event.error, undefined);
   };
 
+  /**
+   * A tool that runs other calls (a code-mode program, a plan) reports each call's `tool-call-started` / `-finished`
+   * as its progress: those calls become `execute_tool {tool}` spans under the calling tool's span. A plan's calls
+   * are its steps' spans already (`plan-step-*`), so a call that reported plan steps adds none.
+   */
+  const onToolCallProgress = (event: RunEventOf<'tool-call-progress'>): void => {
+    const run = runOf(event);
+    const nested = nestedCallEventOf(event.progress);
+    if (nested === undefined) return;
+    if (nested.type === 'plan-step') {
+      run.plans.add(event.actionId);
+      return;
+    }
+    if (run.plans.has(event.actionId)) return;
+    const parent = run.toolContexts.get(event.actionId) ?? run.context;
+    if (nested.type === 'started') {
+      const key = stepKey(event.actionId, nested.action.id);
+      run.programCalls.get(key)?.end(hrTime(nested.timestamp));
+      run.programCalls.set(key, startToolSpan(nested.action, nested.timestamp, parent));
+      return;
+    }
+    const { observation } = nested;
+    const key = stepKey(event.actionId, observation.actionId);
+    // A call refused before it started (invalid arguments, over a limit): a span of its own duration.
+    const span =
+      run.programCalls.get(key) ??
+      start(
+        `${OPERATION.executeTool} ${observation.toolName}`,
+        SpanKind.INTERNAL,
+        nested.timestamp - observation.durationMs,
+        parent,
+        toolAttributes(observation.toolName, observation.actionId),
+      );
+    run.programCalls.delete(key);
+    endTool(span, nested.timestamp, observation.status, observation.error, observation.output);
+  };
+
   const addEvent = (span: Span, name: string, timestamp: number, attributes: Attributes): void => {
     span.addEvent(name, attributes, hrTime(timestamp));
   };
@@ -400,6 +450,9 @@ export function otelListener(options: OtelListenerOptions = {}): OtelListener {
         return;
       case 'tool-call-finished':
         onToolCallFinished(event);
+        return;
+      case 'tool-call-progress':
+        onToolCallProgress(event);
         return;
       case 'plan-step-started':
         onPlanStepStarted(event);

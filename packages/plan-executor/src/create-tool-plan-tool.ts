@@ -1,4 +1,4 @@
-import type { JsonSchema, RunEvent, RunEventListener } from '@org/core';
+import { combineListeners, type JsonSchema, type RunEvent, type RunEventListener } from '@org/core';
 import {
   defineTool,
   InvalidToolOptionError,
@@ -122,13 +122,9 @@ export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
       ? checked.timeoutMs
       : Math.min(fromCall, checked.timeoutMs ?? Number.POSITIVE_INFINITY);
   };
-  const listenerFor = (context: ToolExecutionContext): RunEventListener => {
-    const userListener = executeOptions.onEvent;
-    return (event: RunEvent): void => {
-      userListener?.(event);
-      context.reportProgress(event);
-    };
-  };
+  const listenerFor = (context: ToolExecutionContext): RunEventListener =>
+    // The user's listeners first, isolated, so a throwing one never costs the call its progress.
+    combineListeners(checked.onEvent, (event: RunEvent): void => context.reportProgress(event));
   const answer = (
     result: PlanResult,
     context: ToolExecutionContext,

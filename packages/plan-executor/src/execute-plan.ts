@@ -1,4 +1,11 @@
-import { type Action, type RunEventListener, timerDelayProblem } from '@org/core';
+import {
+  type Action,
+  type RunEventListener,
+  type RunEventListeners,
+  runEventListenersProblem,
+  timerDelayProblem,
+  toRunEventListener,
+} from '@org/core';
 import type { ToolRegistry } from '@org/tools';
 import { type Clock, systemClock } from './clock.js';
 import { createInProcessStepRunner } from './in-process-step-runner.js';
@@ -31,8 +38,11 @@ export interface ExecutePlanOptions {
    * Default: none.
    */
   readonly timeoutMs?: number;
-  /** Receives `plan-step-started` and `plan-step-finished` events. A throwing listener is ignored. */
-  readonly onEvent?: RunEventListener;
+  /**
+   * Receives `plan-step-started` and `plan-step-finished` events (and the steps' tool events): one listener or
+   * several, called in order. A throwing listener is ignored. Anything else is a `PlanOptionsError`.
+   */
+  readonly onEvent?: RunEventListeners;
   /** Runs each step. Default: in process, through `executeAction` of `@org/tools`. */
   readonly runner?: StepRunner;
   /** Time source for timings, timeouts and event timestamps. Default: real time. */
@@ -65,6 +75,8 @@ export interface CheckedOptions {
   readonly stepTimeoutMs: number | undefined;
   readonly timeoutMs: number | undefined;
   readonly limits: PlanLimits;
+  /** `onEvent` as one listener; `undefined` for none. */
+  readonly onEvent: RunEventListener | undefined;
 }
 
 /**
@@ -85,6 +97,9 @@ export function checkPlanOptions(options: Omit<ExecutePlanOptions, 'tools'>): Ch
       expected: 'a positive integer or Infinity',
     });
   }
+  const listenersProblem = runEventListenersProblem(options.onEvent);
+  if (listenersProblem !== undefined)
+    throw new PlanOptionsError({ option: 'onEvent', value: options.onEvent, problem: listenersProblem });
   const timeouts: { stepTimeoutMs?: number; timeoutMs?: number } = {};
   for (const option of ['stepTimeoutMs', 'timeoutMs'] as const) {
     const timeout = options[option];
@@ -98,6 +113,7 @@ export function checkPlanOptions(options: Omit<ExecutePlanOptions, 'tools'>): Ch
     stepTimeoutMs: timeouts.stepTimeoutMs,
     timeoutMs: timeouts.timeoutMs,
     limits: resolvePlanLimits(options.limits),
+    onEvent: toRunEventListener(options.onEvent),
   };
 }
 
@@ -136,7 +152,7 @@ export function executePlan(plan: unknown, options: ExecutePlanOptions): Promise
       clock,
       maxConcurrency: checked.maxConcurrency,
       stepTimeoutMs: checked.stepTimeoutMs,
-      onEvent: options.onEvent,
+      onEvent: checked.onEvent,
       actionIdPrefix: options.actionIdPrefix ?? '',
       signal: options.signal,
       approveStep: options.approveStep,

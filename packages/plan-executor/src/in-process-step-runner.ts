@@ -1,12 +1,11 @@
-import type { RunEventListener } from '@org/core';
+import { runEventListenersProblem } from '@org/core';
 import { type ExecuteActionOptions, executeAction, type ToolRegistry } from '@org/tools';
 import { NEVER_ABORTED } from './never-aborted-signal.js';
+import { PlanOptionsError } from './plan-options-error.js';
 import type { StepRunner } from './step-runner.js';
 
 /** Options of {@link createInProcessStepRunner}: passed to `executeAction` for every step. */
-export type InProcessStepRunnerOptions = Omit<ExecuteActionOptions, 'signal' | 'timeoutMs'> & {
-  readonly onEvent?: RunEventListener;
-};
+export type InProcessStepRunnerOptions = Omit<ExecuteActionOptions, 'signal' | 'timeoutMs'>;
 
 /**
  * The default runner: each step runs in this process through `executeAction` of `@org/tools` (the tool's own
@@ -20,6 +19,10 @@ export function createInProcessStepRunner(
   tools: ToolRegistry,
   options: InProcessStepRunnerOptions = {},
 ): StepRunner {
+  // Checked here, as `executePlan` checks its own, rather than failing every step with the tools' error.
+  const listenersProblem = runEventListenersProblem(options.onEvent);
+  if (listenersProblem !== undefined)
+    throw new PlanOptionsError({ option: 'onEvent', value: options.onEvent, problem: listenersProblem });
   // A signal that can never abort is not passed on: subscribing each call to it would cost time for nothing.
   return {
     run: ({ action, signal }) =>

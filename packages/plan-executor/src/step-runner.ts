@@ -32,5 +32,9 @@ export type StepObservation = Observation & { readonly rawOutput?: unknown };
  * };
  */
 export interface StepRunner {
+  /**
+   * Runs one ready step and resolves with its observation; report a failure as an observation (a rejection is
+   * recorded as one too).
+   */
   run(request: StepRunRequest): Promise<StepObservation>;
 }

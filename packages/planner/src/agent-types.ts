@@ -4,13 +4,13 @@ import type {
   LanguageModel,
   Message,
   ProviderOptions,
+  RunEventListeners,
   ToolCall,
   ToolChoice,
   ToolChoiceInput,
   Usage,
 } from '@org/core';
 import type { ExecuteActionOptions, Tool, ToolObservation, ToolRegistry, ZodSchema } from '@org/tools';
-import type { RunEventListeners } from './combine-listeners.js';
 import type { MessageCompiler, StepMessages } from './message-compiler.js';
 import type { InferenceRecord, Planner, PlannerTurn } from './planner.js';
 import type { PrepareStep } from './prepare-step.js';

@@ -1,3 +1,5 @@
+// Moved to @org/core (every package's `onEvent` takes them); re-exported so existing imports keep working.
+export { combineListeners, type RunEventListeners } from '@org/core';
 export {
   type AgentConfigGateway,
   type AgentConfigOptions,
@@ -17,7 +19,6 @@ export type {
   StopContext,
 } from './agent-types.js';
 export { isArgumentEcho } from './argument-leak.js';
-export { combineListeners, type RunEventListeners } from './combine-listeners.js';
 export {
   type AgentConfigProblem,
   DecisionExtractionError,

@@ -55,11 +55,12 @@ export async function infer(
     // A model that streams is streamed: text reaches listeners as it is written, and each tool call as soon as its
     // arguments are complete (the loop may start it while the model goes on).
     let attempts = 0;
-    const call = async (): Promise<ModelResponse> => {
+    const call = async (signal?: AbortSignal): Promise<ModelResponse> => {
       await callbacks.onAttempt?.(++attempts);
+      const sent = withCallSignal(request, signal);
       return context.model.capabilities.streaming
-        ? readStream(context, request, callbacks)
-        : context.model.generate(request);
+        ? readStream(context, sent, callbacks)
+        : context.model.generate(sent);
     };
     response =
       context.callModel === undefined ? await call() : await context.callModel(request, purpose, call);
@@ -101,6 +102,15 @@ export async function infer(
       finishReason: response.finishReason,
       durationMs: finishedAt - startedAt,
     },
+  };
+}
+
+/** `request` with `signal` (the effects' own for this call) joined to the run's: either one aborts the call. */
+function withCallSignal(request: ModelRequest, signal: AbortSignal | undefined): ModelRequest {
+  if (signal === undefined || signal === request.signal) return request;
+  return {
+    ...request,
+    signal: request.signal === undefined ? signal : AbortSignal.any([request.signal, signal]),
   };
 }
 

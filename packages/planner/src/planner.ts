@@ -46,7 +46,7 @@ export interface PlanningContext {
   callModel?(
     request: ModelRequest,
     purpose: InferenceRecord['purpose'],
-    call: () => Promise<ModelResponse>,
+    call: (signal?: AbortSignal) => Promise<ModelResponse>,
   ): Promise<ModelResponse>;
   /** Ask for a JSON final answer matching a schema (the run's `output`, on a model with native structured output). */
   readonly responseFormat?: ResponseFormat;

@@ -33,8 +33,15 @@ export interface RunEffects {
    * Runs one model call. `call()` makes it (streaming, if the model streams); a journal records what it returns. A
    * runtime may call `call()` again after a failed attempt: listeners have then seen that attempt's deltas, and what it
    * started early is aborted before the next attempt.
+   *
+   * `call(signal)` may be given a signal of the effects' own for this call (a durable runtime's attempt, so a cut
+   * attempt's request stops rather than runs on beside its re-run): the model request then aborts when either it or
+   * the run's `signal` does. Without one, the request carries the run's signal alone.
    */
-  callModel(info: ModelCallInfo, call: () => Promise<ModelResponse>): Promise<ModelResponse>;
+  callModel(
+    info: ModelCallInfo,
+    call: (signal?: AbortSignal) => Promise<ModelResponse>,
+  ): Promise<ModelResponse>;
   /**
    * Runs each step's approved tool calls. Default: `options.toolExecutor`, else the in-process executor. A durable
    * runtime journals each call here (`executeActions` calls every tool through its `execute`).

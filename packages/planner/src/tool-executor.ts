@@ -57,6 +57,7 @@ export interface ToolExecutorContext {
  * await runAgent({ model, tools, task, toolExecutor: journaling });
  */
 export interface ToolExecutor {
+  /** Runs a step's approved actions and resolves with exactly one observation per action (checked by the loop). */
   execute(actions: readonly Action[], context: ToolExecutorContext): Promise<readonly ToolObservation[]>;
 }
 

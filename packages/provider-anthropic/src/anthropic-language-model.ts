@@ -30,6 +30,7 @@ import { StreamAssembler, type StreamEvent } from './stream-assembler.js';
  * type Config = AnthropicModelConfig; // rarely needed: use createAnthropic
  */
 export interface AnthropicModelConfig {
+  /** The SDK client, created on first use (so a missing key fails the first call, not the import). */
   readonly getClient: () => Anthropic;
   readonly retry: ResolvedRetryOptions;
   readonly capabilities: ModelCapabilities;
@@ -63,6 +64,7 @@ export class AnthropicLanguageModel implements LanguageModel {
     this.#config = config;
   }
 
+  /** One model call, answered whole (`LanguageModel.generate`). */
   async generate(request: ModelRequest): Promise<ModelResponse> {
     const built = this.#build(request);
     const client = this.#client(request.signal);
@@ -87,6 +89,7 @@ export class AnthropicLanguageModel implements LanguageModel {
     });
   }
 
+  /** One model call, streamed as it is written (`LanguageModel.stream`). */
   async *stream(request: ModelRequest): AsyncGenerator<StreamPart, void, undefined> {
     let built: BuiltRequest;
     let events: AsyncIterable<unknown>;

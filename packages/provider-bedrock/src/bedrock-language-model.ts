@@ -43,6 +43,7 @@ import { StreamAssembler } from './stream-assembler.js';
  * const model = createBedrock({ client })('us.amazon.nova-lite-v1:0'); // the usual way to get a source
  */
 export interface BedrockClientSource {
+  /** The SDK client, created on first use (so missing credentials fail the first call, not the import). */
   readonly getClient: () => BedrockRuntimeClient;
   /** Called before every request, so secrets resolved by the credential chain get registered for redaction. */
   readonly beforeRequest: (client: BedrockRuntimeClient) => Promise<void>;
@@ -96,6 +97,7 @@ export class BedrockLanguageModel implements LanguageModel {
     });
   }
 
+  /** One model call, answered whole (`LanguageModel.generate`). */
   async generate(request: ModelRequest): Promise<ModelResponse> {
     let prepared = this.prepare(request, false);
     let output: ConverseResponse;
@@ -121,6 +123,7 @@ export class BedrockLanguageModel implements LanguageModel {
     });
   }
 
+  /** One model call, streamed as it is written (`LanguageModel.stream`). */
   async *stream(request: ModelRequest): AsyncGenerator<StreamPart, void, undefined> {
     if (!this.capabilities.streaming) {
       yield* this.streamFromGenerate(request);

@@ -183,6 +183,7 @@ export class OpenAILanguageModel implements LanguageModel {
     };
   }
 
+  /** One model call, answered whole (`LanguageModel.generate`). */
   async generate(request: ModelRequest): Promise<ModelResponse> {
     const { plan, body } = this.prepare(request, false);
     const { signal } = request;
@@ -206,6 +207,7 @@ export class OpenAILanguageModel implements LanguageModel {
     return request.includeRawResponse ? { ...response, rawResponse: raw } : response;
   }
 
+  /** One model call, streamed as it is written (`LanguageModel.stream`). */
   async *stream(request: ModelRequest): AsyncIterable<StreamPart> {
     let prepared: Prepared;
     let client: OpenAI;

@@ -81,6 +81,14 @@ describe('approvals of a durable run are durable promises (real restate-server o
     const result = attached.json as DurableAgentResult;
     const approvedFirst = one?.status === 200;
     expect(result.finishReason).toBe('final-answer');
+    // One usage, the whole run's: both model calls (one each side of the pause) counted once, and no segment's.
+    expect(result).not.toHaveProperty('segmentUsage');
+    expect(result.steps).toHaveLength(2);
+    expect(result.usage.inputTokens).toBeGreaterThan(0);
+    expect(result.usage).toMatchObject({
+      inputTokens: result.steps.reduce((sum, step) => sum + step.usage.inputTokens, 0),
+      outputTokens: result.steps.reduce((sum, step) => sum + step.usage.outputTokens, 0),
+    });
     expect(result.approvals).toEqual([
       {
         round: 1,

@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 describe('an attempt the engine cut stops its calls (its own restate-server on 127.0.0.1, killed and restarted)', () => {
-  it('aborts the model call, the tool call and the plan step of a cut attempt before the engine runs them again', async () => {
+  it('aborts the model call, the tool call, the plan step and the program call of a cut attempt before the engine runs them again', async () => {
     const scratch = scratchDirectory();
     cleanups.push(() => scratch.remove());
     const ledger = path.join(scratch.path, 'ledger.txt');
@@ -43,7 +43,7 @@ describe('an attempt the engine cut stops its calls (its own restate-server on 1
     expect(sent.status, sent.text).toBeLessThan(300);
 
     const entries = (): string[] => readLedger(ledger).map(({ entry }) => entry);
-    for (const name of ['model', 'direct', 'step']) {
+    for (const name of ['model', 'direct', 'step', 'code']) {
       await waitFor(`the ${name} call to hold`, async () =>
         entries().includes(`${name} held`) ? true : undefined,
       );
@@ -53,7 +53,7 @@ describe('an attempt the engine cut stops its calls (its own restate-server on 1
     expect(attached.status, attached.text).toBe(200);
     expect(attached.json).toMatchObject({
       finishReason: 'final-answer',
-      text: 'Done after 2 tool results.',
+      text: 'Done after 3 tool results.',
     } satisfies Partial<DurableAgentResult>);
 
     // Each cut call saw its abort signal at once, before its re-run began (no overlap), and ran to its end once.
@@ -70,6 +70,10 @@ describe('an attempt the engine cut stops its calls (its own restate-server on 1
       'step aborted',
       'step done',
       'model call after 2 tool result(s)',
+      'code held',
+      'code aborted',
+      'code done',
+      'model call after 3 tool result(s)',
     ]);
   });
 });

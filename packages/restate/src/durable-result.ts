@@ -10,7 +10,9 @@ import type { ApprovalRecord, DurableAgentResult } from './restate-agent-types.j
  * workflow: the run waits for its approval instead of returning it.
  */
 export function durableResult(result: AgentResult, approvals: readonly ApprovalRecord[]): DurableAgentResult {
-  const { error, state: _state, pendingApprovals: _pending, ...data } = result;
+  // `segmentUsage` is left out: a durable run's pauses happen inside the workflow, so to its caller the run is one
+  // segment and its `usage` (the whole run's, every model call counted once) is the only usage there is.
+  const { error, state: _state, pendingApprovals: _pending, segmentUsage: _segmentUsage, ...data } = result;
   return {
     ...(toJsonValue(data) as unknown as Omit<DurableAgentResult, 'error' | 'approvals'>),
     ...(error === undefined

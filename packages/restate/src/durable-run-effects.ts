@@ -17,6 +17,12 @@ export interface DurableRunEffectsOptions {
    * journaled) and the tool services' tools (each call is a durable call).
    */
   readonly inBodyTools: ReadonlySet<string>;
+  /**
+   * Tools whose call runs alone: a step with a call of one runs its calls one at a time. The code tool: its program's
+   * calls reach the journal when a worker thread makes them, so a call running beside it (another program, a plan)
+   * could journal its own effects in another order on replay. Default none.
+   */
+  readonly aloneTools?: ReadonlySet<string>;
   readonly modelRetry: DurableRetryPolicy | undefined;
   /** Told the run view of each step's calls, for plan steps to pass on to their tools. */
   readonly onRunView: (run: ToolRunView) => void;
@@ -86,9 +92,10 @@ export function durableRunEffects(options: DurableRunEffectsOptions): RunEffects
           async () => {
             let response: ModelResponse;
             try {
-              // The request carries the run's signal, which `runDurableAgent` makes the attempt's: a cut attempt
-              // aborts its model call. A custom handler passes `runtime.attemptSignal` as the run's `signal` too.
-              response = await call();
+              // The request hears this attempt's signal (joined to the run's): a cut attempt (node lost, connection
+              // dropped) aborts its model call rather than letting it run on beside its re-run, whatever the run's
+              // own signal is.
+              response = await call(runtime.attemptSignal);
             } catch (error) {
               throw toEngineFailure(error);
             }
@@ -121,7 +128,8 @@ export function durableRunEffects(options: DurableRunEffectsOptions): RunEffects
     toolExecutor: {
       execute(actions, context) {
         options.onRunView(context.run);
-        return mapInOrder(actions, context.maxConcurrency, async (action) => {
+        const alone = actions.some((action) => options.aloneTools?.has(action.toolName) === true);
+        return mapInOrder(actions, alone ? 1 : context.maxConcurrency, async (action) => {
           if (!inBodyTools.has(action.toolName)) return journaledToolCall(action, context);
           const [observation] = await defaultToolExecutor.execute([action], {
             ...inBody(context),

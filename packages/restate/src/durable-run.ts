@@ -4,6 +4,7 @@ import { type AgentOptions, type AgentResult, type ResumeTokenStore, runAgent } 
 import { type Tool, ToolRegistry, type ToolRunView, toJsonValue } from '@org/tools';
 import { CancelledError, TerminalError, type WorkflowContext } from '@restatedev/restate-sdk';
 import { approvalPromiseName, PENDING_APPROVAL_KEY } from './approval.js';
+import { durableCodeTool } from './durable-code-tool.js';
 import { durableResult } from './durable-result.js';
 import { durableRunEffects } from './durable-run-effects.js';
 import { DurableRuntime } from './durable-runtime.js';
@@ -67,13 +68,17 @@ function settingsOf(
 
 /**
  * The tools a run offers, built for this invocation: this process's tools, the tool services' (described by a
- * journaled call), and the plan tool over all of them, its steps journaled one by one.
+ * journaled call), and the plan tool and the code tool over all of them, their steps and calls journaled one by one.
  */
 async function toolsOf(
   settings: DurableAgentSettings,
   runtime: DurableRuntime,
   runView: () => ToolRunView | undefined,
-): Promise<{ readonly tools: ToolRegistry; readonly inBody: Set<string> }> {
+): Promise<{
+  readonly tools: ToolRegistry;
+  readonly inBody: Set<string>;
+  readonly codeTools: Set<string>;
+}> {
   const remote: Tool[] = [];
   for (const source of settings.toolSources ?? []) {
     remote.push(...(await loadToolSource(source, runtime, { timeoutMs: settings.toolTimeoutMs })));
@@ -81,25 +86,37 @@ async function toolsOf(
   const inBody = new Set(remote.map((tool) => tool.name));
   const local = settings.tools === undefined ? [] : ToolRegistry.from(settings.tools).list();
   const offered = ToolRegistry.from([...local, ...remote]);
-  if (settings.plan === undefined || settings.plan === false) return { tools: offered, inBody };
-  const planOptions = settings.plan === true ? {} : settings.plan;
-  const planTool = createToolPlanTool({
-    ...planOptions,
-    tools: offered,
-    clock: runtime.clock.asPlanClock(),
-    runner: durableStepRunner({
-      runtime,
-      registry: offered,
-      remoteTools: new Set(inBody),
-      hooks: settings.hooks,
-      injected: settings.injected,
-      timeoutMs: settings.toolTimeoutMs,
-      outputBudgetBytes: settings.outputBudgetBytes,
-      runView,
-    }),
-  });
-  inBody.add(planTool.name);
-  return { tools: ToolRegistry.from([...offered.list(), planTool]), inBody };
+  const remoteTools: ReadonlySet<string> = new Set(inBody);
+  const callSettings = {
+    runtime,
+    registry: offered,
+    remoteTools,
+    hooks: settings.hooks,
+    injected: settings.injected,
+    timeoutMs: settings.toolTimeoutMs,
+    outputBudgetBytes: settings.outputBudgetBytes,
+    runView,
+  };
+  const extra: Tool[] = [];
+  if (settings.plan !== undefined && settings.plan !== false) {
+    const planOptions = settings.plan === true ? {} : settings.plan;
+    extra.push(
+      createToolPlanTool({
+        ...planOptions,
+        tools: offered,
+        clock: runtime.clock.asPlanClock(),
+        runner: durableStepRunner(callSettings),
+      }),
+    );
+  }
+  const codeTools = new Set<string>();
+  if (settings.code !== undefined && settings.code !== false) {
+    const codeTool = durableCodeTool({ ...callSettings, code: settings.code === true ? {} : settings.code });
+    codeTools.add(codeTool.name);
+    extra.push(codeTool);
+  }
+  for (const tool of extra) inBody.add(tool.name);
+  return { tools: ToolRegistry.from([...offered.list(), ...extra]), inBody, codeTools };
 }
 
 /**
@@ -145,21 +162,24 @@ export async function runDurableAgent(
   const settings = settingsOf(options, runId, input);
   const runtime = await DurableRuntime.start(ctx);
   let runView: ToolRunView | undefined;
-  const { tools, inBody } = await orTerminal('The agent could not be set up', () =>
+  const { tools, inBody, codeTools } = await orTerminal('The agent could not be set up', () =>
     toolsOf(settings, runtime, () => runView),
   );
-  const { plan: _plan, toolSources: _toolSources, tools: _tools, ...agentOptions } = settings;
+  const { plan: _plan, code: _code, toolSources: _toolSources, tools: _tools, ...agentOptions } = settings;
   const base: AgentOptions = {
     ...agentOptions,
     tools,
     runId,
-    // The run's signal is the attempt's: the model calls, tool calls and plan steps of an attempt the engine cut
-    // (node lost, connection dropped, run cancelled) are aborted, so none runs on beside its re-run.
+    // Model calls, journaled tool calls and plan steps each join the attempt's signal themselves (`callModel`'s
+    // signal, `runtime.callSignal`). It stays the run's signal for the loop itself, which has no call of its own:
+    // it stops at once when the engine cuts the attempt, rather than going on to steps whose journal entries cannot
+    // be written.
     signal: runtime.attemptSignal,
     resumeTokenStore: JOURNALED_RESUME,
     effects: durableRunEffects({
       runtime,
       inBodyTools: inBody,
+      aloneTools: codeTools,
       modelRetry: options.modelRetry,
       onRunView: (view) => {
         runView = view;

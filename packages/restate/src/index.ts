@@ -4,6 +4,7 @@ export {
   type RestateAgent,
   type RestateAgentHandlers,
 } from './create-restate-agent.js';
+export type { DurableCodeOptions } from './durable-code-tool.js';
 export { type DurableRunEffectsOptions, durableRunEffects } from './durable-run-effects.js';
 export {
   DurableModelCallError,

@@ -2,6 +2,7 @@ import type { Action, Message, Usage } from '@org/core';
 import type { ToolPlanToolOptions } from '@org/plan-executor';
 import type { AgentFinishReason, AgentOptions, AgentStep, ApprovalDecision, ToolStats } from '@org/planner';
 import type { Tool, ToolObservation, ToolRegistry } from '@org/tools';
+import type { DurableCodeOptions } from './durable-code-tool.js';
 import type { RestateToolSource } from './restate-tool-source.js';
 
 /** What starts a durable run: the body of a call to the workflow's `run` handler (JSON). */
@@ -47,6 +48,12 @@ export interface DurableAgentSettings
    * scheduled as its dependencies finish. `true` for the defaults.
    */
   readonly plan?: boolean | DurablePlanOptions;
+  /**
+   * Offer `run_code` (`@org/code-mode`) over every tool: the model writes one program; each call it makes is
+   * journaled on its own (keyed `<code call id>/<n>`), its time and randomness too, so a crash mid-program resumes
+   * without running a finished call again. `true` for the defaults.
+   */
+  readonly code?: boolean | DurableCodeOptions;
   /** Tools served by other Restate services (`createRestateToolService`), offered beside `tools`. */
   readonly toolSources?: readonly RestateToolSource[];
 }
@@ -123,6 +130,11 @@ export interface DurableAgentResult {
   readonly finishDetail?: string;
   readonly steps: readonly AgentStep[];
   readonly observations: readonly ToolObservation[];
+  /**
+   * Tokens of the whole run: every model call, on either side of every approval it waited for, counted once. There
+   * is no `segmentUsage` (as `AgentResult` has for a run resumed by its caller): the workflow waits for its approvals
+   * itself, so its caller sees one run, never its segments.
+   */
   readonly usage: Usage;
   readonly roundTrips: number;
   readonly toolStats: ToolStats;

@@ -36,7 +36,9 @@ export interface RestateToolServiceOptions {
 
 /** The handlers of a tool service, as Restate clients see them. */
 export interface RestateToolServiceHandlers {
+  /** Lists the served tools (names, descriptions, schemas) for `remoteTools` to build its proxies from. */
   describe(ctx: restate.Context): Promise<ToolServiceDescription>;
+  /** Runs one call of a served tool and answers its observation (a failure is an observation, not a throw). */
   execute(ctx: restate.Context, request: RemoteToolRequest): Promise<ToolObservation>;
 }
 

@@ -6,7 +6,9 @@ import {
   type ObservationError,
   type ObservationStatus,
   type RunEvent,
+  type RunEventListener,
   type TruncateTextOptions,
+  toRunEventListener,
   truncateText,
 } from '@org/core';
 import type { Artifact } from './artifacts.js';
@@ -76,6 +78,8 @@ export class CallRecorder {
   readonly started: number;
   readonly #action: Pick<Action, 'id' | 'toolName'>;
   readonly #options: ExecuteActionOptions;
+  /** `onEvent` as one listener (checked by `checkExecuteOptions` before a call starts). */
+  readonly #listener: RunEventListener | undefined;
   readonly #events: EventPairing | undefined;
   readonly #interceptions: ToolInterception[] = [];
 
@@ -86,6 +90,7 @@ export class CallRecorder {
   ) {
     this.#action = action;
     this.#options = options;
+    this.#listener = toRunEventListener(options.onEvent);
     this.#events = events;
     this.now = options.now ?? Date.now;
     this.started = this.now();
@@ -93,13 +98,13 @@ export class CallRecorder {
 
   /** Emits `tool-call-started` for `action` (the call as known when it starts). */
   start(action: Action): void {
-    if (this.#options.onEvent === undefined) return;
+    if (this.#listener === undefined) return;
     if (this.#events !== undefined) this.#events.startedAt = this.started;
     this.emit({ type: 'tool-call-started', timestamp: this.started, action });
   }
 
   emit(event: RunEvent): void {
-    const listener = this.#options.onEvent;
+    const listener = this.#listener;
     if (listener === undefined) return;
     try {
       listener(event);
@@ -139,7 +144,7 @@ export class CallRecorder {
     if (fields.content !== undefined && fields.content.length > 0) observation.content = fields.content;
     if (this.#interceptions.length > 0) observation.interceptions = [...this.#interceptions];
     if (fields.truncated === true) observation.truncated = true;
-    if (this.#options.onEvent !== undefined) {
+    if (this.#listener !== undefined) {
       if (this.#events !== undefined) this.#events.finished = true;
       this.emit({ type: 'tool-call-finished', timestamp: this.now(), observation });
     }
@@ -189,7 +194,8 @@ export function withPairedEvents(
         durationMs: Math.max(0, now() - events.startedAt),
       };
       try {
-        options.onEvent?.({ type: 'tool-call-finished', timestamp: now(), observation });
+        // Checked already: the call started, which it does only after `checkExecuteOptions`.
+        toRunEventListener(options.onEvent)?.({ type: 'tool-call-finished', timestamp: now(), observation });
       } catch {
         // A listener must not break the run; its failure is its own.
       }

@@ -3,7 +3,8 @@ import {
   errorMessageOf,
   limitValueProblem,
   type Observation,
-  type RunEventListener,
+  type RunEventListeners,
+  runEventListenersProblem,
 } from '@org/core';
 import type { Artifact } from './artifacts.js';
 import { abortedBecause, CallRecorder, type EventPairing, withPairedEvents } from './call-recorder.js';
@@ -65,9 +66,11 @@ export type AfterToolUseDecision = undefined | { readonly output: unknown; reado
 
 /** Hooks around every tool call. A hook that throws turns the call into an error observation (`hook_failed`). */
 export interface ToolHooks {
+  /** Asked before each call runs: block it, rewrite its arguments, or return `undefined` to let it run. */
   readonly beforeToolUse?: (
     context: BeforeToolUseContext,
   ) => BeforeToolUseDecision | PromiseLike<BeforeToolUseDecision>;
+  /** Sees each call's result before the model does: may replace the output the model is shown. */
   readonly afterToolUse?: (
     context: AfterToolUseContext,
   ) => AfterToolUseDecision | PromiseLike<AfterToolUseDecision>;
@@ -89,7 +92,11 @@ export interface ExecuteActionOptions {
    * only the keys it declares; a tool that declares none receives an empty object.
    */
   readonly injected?: Readonly<Record<string, unknown>>;
-  readonly onEvent?: RunEventListener;
+  /**
+   * Receives the call's events: one listener or several (called in order, each isolated from the others' throws).
+   * Anything else rejects the call with an `InvalidToolOptionError` (`option: 'onEvent'`) before anything runs.
+   */
+  readonly onEvent?: RunEventListeners;
   /** Budget of the serialised output in the model's context; default 50 000 bytes. */
   readonly outputBudgetBytes?: number;
   /** Validate (and coerce) `action.args` first, for actions not made by `toolCallToAction`. Default false. */
@@ -115,8 +122,11 @@ export interface NestedExecuteOptions {
   readonly signal?: AbortSignal;
   /** A deadline for the nested call; it can only shorten the caller's per-call deadline, never lift it. */
   readonly timeoutMs?: number;
-  /** Receives the nested call's events. Default: none (the caller's listener sees only the calling tool). */
-  readonly onEvent?: RunEventListener;
+  /**
+   * Receives the nested call's events, one listener or several. Default: none (the caller's listener sees only the
+   * calling tool).
+   */
+  readonly onEvent?: RunEventListeners;
   /** Validate (and coerce) `action.args` first. Default true: a nested action was not made by `toolCallToAction`. */
   readonly validate?: boolean;
   /**
@@ -136,10 +146,13 @@ function isAborted(signal: AbortSignal | undefined): boolean {
 }
 
 /**
- * Checks the options every call runs with, before anything runs: an invalid `timeoutMs` or `outputBudgetBytes` is the
- * caller's error (`InvalidToolOptionError`), never a call's outcome.
+ * Checks the options every call runs with, before anything runs: an invalid `onEvent`, `timeoutMs` or
+ * `outputBudgetBytes` is the caller's error (`InvalidToolOptionError`), never a call's outcome.
  */
 export function checkExecuteOptions(options: ExecuteActionOptions): void {
+  const listenersProblem = runEventListenersProblem(options.onEvent);
+  if (listenersProblem !== undefined)
+    throw new InvalidToolOptionError({ option: 'onEvent', reason: listenersProblem });
   if (options.timeoutMs !== undefined) {
     const problem = timeoutProblem(options.timeoutMs);
     if (problem !== undefined) throw new InvalidToolOptionError({ option: 'timeoutMs', reason: problem });

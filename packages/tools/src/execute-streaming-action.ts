@@ -82,8 +82,9 @@ export interface StreamingActionExecution {
  * other call, and those, run at `complete` exactly as `executeAction` runs them. The rules are those of
  * `executeAction` throughout: the deadline (from the start), the output budget, the hooks after the call, hidden
  * parameters, paired `tool-call-started` / `tool-call-finished` events (a call that started early is announced with
- * the arguments known then, `{}`), the context fields and the error mapping. Invalid options throw an
- * `InvalidToolOptionError` at once.
+ * the arguments known then, `{}`: its complete arguments are on the `tool-call-arguments-complete` event the agent
+ * loop emits when the model finishes writing them, or, driving this directly, the action given to `complete`), the
+ * context fields and the error mapping. Invalid options throw an `InvalidToolOptionError` at once.
  *
  * @example
  * const execution = executeStreamingAction(registry, { id: part.toolCallId, toolName: part.toolName }, { signal });

@@ -4,6 +4,7 @@ import {
   OPENAI_STRICT_SCHEMA_FORMATS,
   OPENAI_STRICT_SCHEMA_KEYWORDS,
   OPENAI_STRICT_SCHEMA_MAX_PROPERTIES,
+  toGeminiOpenApiSchema,
 } from '@org/core';
 import { InvalidToolSchemaError } from './errors.js';
 import { defineOwn } from './json-parser.js';
@@ -11,7 +12,13 @@ import { normalizeJsonSchema } from './normalize-json-schema.js';
 import { isZodSchema, type LooseJsonSchema, type ZodSchema, zodToJsonSchema } from './zod-schema.js';
 
 /** The JSON Schema dialects tools are described in. */
-export type SchemaTarget = 'json-schema' | 'openai-strict' | 'anthropic' | 'bedrock';
+export type SchemaTarget =
+  | 'json-schema'
+  | 'openai-strict'
+  | 'anthropic'
+  | 'bedrock'
+  | 'gemini'
+  | 'gemini-openapi';
 
 /** Every `SchemaTarget`. */
 export const SCHEMA_TARGETS: readonly SchemaTarget[] = [
@@ -19,6 +26,8 @@ export const SCHEMA_TARGETS: readonly SchemaTarget[] = [
   'openai-strict',
   'anthropic',
   'bedrock',
+  'gemini',
+  'gemini-openapi',
 ];
 
 /** Options of `toJsonSchema`. */
@@ -74,6 +83,12 @@ function cloneSchema<T>(value: T): T {
  *   tuples, untyped values) is an `InvalidToolSchemaError`; `ToolRegistry.specs` then sends that tool non-strict.
  * - `anthropic`, `bedrock`: standard JSON Schema with an object at the root. Property names these providers refuse
  *   (`año_vehiculo`) are kept: their adapters rename them reversibly on the wire.
+ * - `gemini`: standard JSON Schema with an object at the root, for Gemini's `parametersJsonSchema` (property names
+ *   Gemini refuses are mapped by `@org/provider-google`, reversibly).
+ * - `gemini-openapi`: Gemini's older OpenAPI-subset `parameters` (`toGeminiOpenApiSchema` of `@org/core`): nullable
+ *   instead of null types, string-only enums, local references inlined, value-only constraints restated in the
+ *   description. A schema it cannot express (free-form objects, untyped values, tuples, recursion, `allOf`) is an
+ *   `InvalidToolSchemaError` naming the node.
  *
  * For every target, a property name that is not well-formed Unicode (a lone surrogate), which no provider can carry,
  * is an `InvalidToolSchemaError` naming its path.
@@ -100,6 +115,15 @@ export function toJsonSchema(
       // reversibly on the wire (`mapToolPropertyNames` of `@org/core`), where the provider's rule is known.
       assertObjectRoot(base, target, named);
       return cloneSchema(base);
+    case 'gemini':
+      assertObjectRoot(base, target, named);
+      return cloneSchema(base);
+    case 'gemini-openapi': {
+      assertObjectRoot(base, target, named);
+      const converted = toGeminiOpenApiSchema(base);
+      if (!converted.ok) throw new InvalidToolSchemaError({ ...converted.refusal, target, ...named });
+      return cloneSchema(converted.schema);
+    }
     case 'openai-strict':
       assertObjectRoot(base, target, named);
       assertStrictLimits(base, named);

@@ -17,6 +17,8 @@ export interface ToolSpecsOptions {
  * JSON Schema, unless it was defined with `strict: false`; `strict: true` tools were checked at definition. A tool
  * defined with `strict: true` gets `strict: true` and its schema in the strict dialect for every target (the strict
  * dialect is valid JSON Schema for every provider; validation reads its `null` for an optional field as absent).
+ * For `gemini-openapi`, a tool whose schema the OpenAPI subset cannot express is an `InvalidToolSchemaError` naming the
+ * tool and the node.
  */
 export function toToolSpec(
   tool: Tool,
@@ -25,6 +27,14 @@ export function toToolSpec(
   const target = options.target ?? 'json-schema';
   const compiled = compiledToolOf(tool);
   const name = options.name ?? tool.name;
+  if (target === 'gemini-openapi') {
+    // Gemini's OpenAPI subset has no strict mode; the tool's own schema is converted (and refused where it cannot be).
+    return {
+      name,
+      description: tool.description,
+      inputSchema: toJsonSchema(compiled.inputSchema, { target, toolName: tool.name }),
+    };
+  }
   if (tool.strict === true && !(compiled.strictSchema instanceof Error)) {
     return { name, description: tool.description, inputSchema: compiled.strictSchema, strict: true };
   }
@@ -115,6 +125,7 @@ export class ToolRegistry {
     return this.#tools.get(name);
   }
 
+  /** Whether a tool of this name (its own name, not a provider's mapped one) is registered. */
   has(name: string): boolean {
     return this.#tools.has(name);
   }
@@ -132,10 +143,12 @@ export class ToolRegistry {
     return this.#currentMapping().toProvider(name);
   }
 
+  /** The registered tools, in registration order (a copy). */
   list(): Tool[] {
     return [...this.#tools.values()];
   }
 
+  /** The registered tools' names, in registration order. */
   names(): string[] {
     return [...this.#tools.keys()];
   }

@@ -94,6 +94,7 @@ export type InferToolArgs<Input> = Input extends ZodSchema ? zod.output<Input> :
 /** Decides per call whether a human must approve it. */
 export type ToolApprovalPredicate<Args> = {
   // A method signature keeps the parameter bivariant, so `Tool<{ city: string }>` is assignable to `Tool`.
+  /** `true` (or a throw) when this call must be approved first. */
   bivarianceHack(args: Args): boolean | PromiseLike<boolean>;
 }['bivarianceHack'];
 
@@ -110,6 +111,7 @@ export interface ToolDefinition<Input extends ZodSchema | LooseJsonSchema, Outpu
   readonly input: Input;
   /** Schema the result is checked against; a mismatch is an error observation (`invalid_tool_output`). */
   readonly output?: ZodSchema | LooseJsonSchema;
+  /** Runs the call with its validated (and typed) arguments; a throw becomes an error observation the model sees. */
   readonly execute: (args: InferToolArgs<Input>, context: ToolExecutionContext) => ToolExecuteResult<Output>;
   /**
    * Starts the call while the model is still writing its arguments (`executeStreamingAction`): the tool reads the
@@ -180,11 +182,13 @@ export interface Tool<Args = Record<string, unknown>, Output = unknown> {
   readonly terminal: boolean;
   /** May start once its call is complete in the stream, before the whole answer; see `ToolDefinition.eager`. */
   readonly eager: boolean;
+  /** Whether a call must be approved by a human first; see `ToolDefinition.needsApproval`. */
   readonly needsApproval: boolean | ToolApprovalPredicate<Args>;
   readonly strict: boolean | undefined;
   readonly inject: readonly string[];
   /** The tools this tool runs through `context.executeNested`; see `ToolDefinition.nestedTools`. */
   readonly nestedTools?: ToolRegistry | undefined;
+  /** Runs the call with validated arguments; see `ToolDefinition.execute`. */
   execute(args: Args, context: ToolExecutionContext): ToolExecuteResult<Output>;
   /** Starts the call on its streaming arguments; see `ToolDefinition.executeStreaming`. */
   executeStreaming?(input: ToolInputStream<Args>, context: ToolExecutionContext): ToolExecuteResult<Output>;

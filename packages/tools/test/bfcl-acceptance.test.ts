@@ -175,12 +175,13 @@ describe('BFCL v4 acceptance', { timeout: 120_000 }, () => {
     expect(entries.reduce((count, entry) => count + entry.calls.length, 0)).toBe(1747);
   });
 
-  it('converts every function for all four targets', () => {
+  it('converts every function for every target but gemini-openapi', () => {
     let functions = 0;
     const nonStrict: string[] = [];
     for (const entry of entries) {
       const registry = registryFor(entry);
-      for (const target of SCHEMA_TARGETS) {
+      // gemini-openapi refuses some functions by design: test/bfcl-gemini.test.ts covers it.
+      for (const target of SCHEMA_TARGETS.filter((name) => name !== 'gemini-openapi')) {
         const specs = registry.specs({ target });
         expect(specs).toHaveLength(entry.functions.length);
         for (const spec of specs) {

@@ -179,6 +179,8 @@ export function runDevtoolsPage(createRunStore: () => RunStore): void {
 
   const drawPlan = (run: Run, planId: string): HTMLElement => {
     const { steps, criticalPath: path } = store.plan(run, planId);
+    // A code-mode program's calls, drawn like a plan's steps; their order is inferred from the times (no `$ref`s).
+    const program = run.programs.has(planId);
     const times = steps
       .flatMap((step) => [step.startedAt, step.finishedAt])
       .filter((t): t is number => t !== undefined);
@@ -207,15 +209,23 @@ export function runDevtoolsPage(createRunStore: () => RunStore): void {
         h(
           'div',
           { class: 'deps' },
-          step.dependsOn.length === 0 ? 'no dependencies' : `after ${step.dependsOn.join(', ')}`,
+          step.dependsOn.length === 0
+            ? 'no dependencies'
+            : `after ${step.dependsOn.join(', ')}${program ? ' (by time)' : ''}`,
         ),
         step.error === undefined ? undefined : h('div', { class: 'error' }, step.error),
       );
     });
     return h(
       'section',
-      { class: 'plan', 'data-plan-id': planId },
-      h('h3', {}, `Plan ${planId} · ${steps.length} steps · ${ms(span)}`),
+      { class: program ? 'plan program' : 'plan', 'data-plan-id': planId },
+      h(
+        'h3',
+        {},
+        program
+          ? `Program ${planId} · ${steps.length} calls · ${ms(span)}`
+          : `Plan ${planId} · ${steps.length} steps · ${ms(span)}`,
+      ),
       h('p', { class: 'critical-path' }, `Critical path: ${path.length === 0 ? 'none' : path.join(' → ')}`),
       ...rows,
     );

@@ -32,6 +32,47 @@ async function storeOf(
 }
 
 describe('createRunStore', () => {
+  it("lays out a program's calls by time: the chain that bounds its wall time is the critical path", () => {
+    const store = createRunStore();
+    const progress = (at: number, inner: Record<string, unknown>) =>
+      store.apply('f.jsonl', {
+        event: {
+          type: 'tool-call-progress',
+          runId: 'code',
+          timestamp: at,
+          actionId: 'c',
+          toolName: 'run_code',
+          progress: { ...inner, timestamp: at },
+        },
+      });
+    const started = (at: number, n: number, toolName: string) =>
+      progress(at, { type: 'tool-call-started', action: { id: `c/${n}`, toolName, args: {} } });
+    const finished = (at: number, n: number, toolName: string, durationMs: number) =>
+      progress(at, {
+        type: 'tool-call-finished',
+        observation: { actionId: `c/${n}`, toolName, status: 'success', durationMs },
+      });
+    // Promise.all of two calls (the second crosses from the worker 4 ms later), then a third after the slower one.
+    started(1000, 1, 'get_weather');
+    started(1004, 2, 'get_weather');
+    finished(1300, 1, 'get_weather', 300);
+    finished(1504, 2, 'get_weather', 500);
+    started(1509, 3, 'compare_temperatures');
+    finished(1609, 3, 'compare_temperatures', 100);
+    const run = store.runs.get('code');
+    if (run === undefined) throw new Error('no run');
+    expect([...run.programs]).toEqual(['c']);
+    const layout = store.plan(run, 'c');
+    expect(layout.steps.map((step) => [step.id, step.toolName, step.status, step.dependsOn])).toEqual([
+      ['1', 'get_weather', 'success', []],
+      ['2', 'get_weather', 'success', []],
+      ['3', 'compare_temperatures', 'success', ['2']],
+    ]);
+    expect(layout.criticalPath).toEqual(['2', '3']);
+    // The program's calls are its timeline, not progress of the code call.
+    expect(run.toolCalls.get('c')?.progress ?? []).toEqual([]);
+  });
+
   it('lays out a plan with the dependencies the model wrote and its critical path', async () => {
     const store = await storeOf((listener) => recordPlanRun(listener, 'plan'));
     const run = store.runs.get('plan');

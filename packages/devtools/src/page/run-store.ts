@@ -78,6 +78,11 @@ export interface Run {
   readonly modelCalls: ModelCall[];
   readonly toolCalls: Map<string, ToolCallView>;
   readonly plans: Map<string, Map<string, PlanStep>>;
+  /**
+   * The entries of `plans` that are programs (a code-mode call's calls, step id `n` for the call `<code call>/<n>`),
+   * not plans: they have no written dependencies.
+   */
+  readonly programs: Set<string>;
   readonly approvals: Map<string, { toolName: string; args: unknown; requestedAt: number }>;
   /** What each model call was asked (`model-request` records of a recording model), in call order. */
   readonly requests: Json[];
@@ -189,6 +194,7 @@ export function createRunStore(): RunStore {
         modelCalls: [],
         toolCalls: new Map(),
         plans: new Map(),
+        programs: new Set(),
         approvals: new Map(),
         requests: [],
         notes: [],
@@ -358,9 +364,35 @@ export function createRunStore(): RunStore {
       }
       case 'tool-call-progress': {
         const progress = own(event, 'progress');
+        const progressType = text(own(progress, 'type'));
         // A plan reports its steps as progress too; they are drawn from their own events, on the timeline.
-        if (text(own(progress, 'type')).startsWith('plan-step-')) break;
-        toolCall(run, text(own(event, 'actionId')), text(own(event, 'toolName'))).progress.push(progress);
+        if (progressType.startsWith('plan-step-')) break;
+        const parentId = text(own(event, 'actionId'));
+        const isPlan = run.plans.has(parentId) && !run.programs.has(parentId);
+        // A call a program made (code mode): a step of the program's timeline, its id the call's number.
+        if (!isPlan && (progressType === 'tool-call-started' || progressType === 'tool-call-finished')) {
+          const started = progressType === 'tool-call-started';
+          const nested = own(progress, started ? 'action' : 'observation');
+          const callId = text(own(nested, started ? 'id' : 'actionId'));
+          const stepId = callId.startsWith(`${parentId}/`) ? callId.slice(parentId.length + 1) : callId;
+          const toolName = text(own(nested, 'toolName'));
+          const stepAt = num(own(progress, 'timestamp')) ?? at;
+          run.programs.add(parentId);
+          const step = planStep(run, parentId, stepId, toolName);
+          step.toolName = toolName === '' ? step.toolName : toolName;
+          if (started) {
+            step.startedAt = stepAt;
+            break;
+          }
+          step.finishedAt = stepAt;
+          step.status = text(own(nested, 'status'), 'unknown');
+          step.durationMs = num(own(nested, 'durationMs'));
+          step.startedAt ??= step.durationMs === undefined ? undefined : stepAt - step.durationMs;
+          const error = own(nested, 'error');
+          if (error !== undefined) step.error = show(error);
+          break;
+        }
+        toolCall(run, parentId, text(own(event, 'toolName'))).progress.push(progress);
         break;
       }
       case 'tool-call-finished': {
@@ -434,8 +466,11 @@ export function createRunStore(): RunStore {
     }
   };
 
-  /** The critical path of a plan: from the last step to finish back through the dependency it waited for last. */
-  const criticalPath = (steps: PlanStep[]): string[] => {
+  /**
+   * The critical path of a plan: from the last step to finish back through the dependency it waited for last, as
+   * long as that dependency ended when the step started (within `gapMs`).
+   */
+  const criticalPath = (steps: PlanStep[], gapMs = 1): string[] => {
     const ran = steps.filter((step) => step.startedAt !== undefined && step.finishedAt !== undefined);
     const byId = new Map(ran.map((step) => [step.id, step]));
     const path: string[] = [];
@@ -447,13 +482,40 @@ export function createRunStore(): RunStore {
         .map((id) => byId.get(id))
         .filter((step): step is PlanStep => step !== undefined)
         .sort((a, b) => (b.finishedAt ?? 0) - (a.finishedAt ?? 0))
-        .find((step) => (step.finishedAt ?? 0) >= startedAt - 1);
+        .find((step) => (step.finishedAt ?? 0) >= startedAt - gapMs);
     }
     return path;
   };
 
+  /**
+   * A program's calls have no written dependencies: each is taken to have waited for the call that finished last
+   * before it started (a program starts a call after an `await`, and the latest result it had is the one it most
+   * plausibly awaited), so the critical path is the chain of calls, each starting as the previous one ended, that
+   * bounds the program's wall time. Calls that ran side by side (`Promise.all`) depend on what preceded them all.
+   */
+  const programDependencies = (steps: PlanStep[]): void => {
+    for (const step of steps) {
+      const startedAt = step.startedAt;
+      const before =
+        startedAt === undefined
+          ? undefined
+          : steps
+              .filter(
+                (other) =>
+                  other !== step && other.finishedAt !== undefined && other.finishedAt <= startedAt + 1,
+              )
+              .sort((a, b) => (b.finishedAt ?? 0) - (a.finishedAt ?? 0))[0];
+      step.dependsOn = before === undefined ? [] : [before.id];
+    }
+  };
+
   const plan = (run: Run, planId: string): PlanLayout => {
     const steps = [...(run.plans.get(planId)?.values() ?? [])];
+    if (run.programs.has(planId)) {
+      programDependencies(steps);
+      // A program's next call starts a worker round trip after the result it awaited: any gap is the program's own.
+      return { steps, criticalPath: criticalPath(steps, Number.POSITIVE_INFINITY) };
+    }
     // The steps' references, from the plan as the model wrote it (a streamed plan starts before its call's
     // arguments are whole, so the started call may carry none).
     const planCall = run.toolCalls.get(planId);

@@ -1,4 +1,4 @@
-// The cut-attempt test's agent: a model call, a direct tool call and a plan step, each of which holds on its first
+// The cut-attempt test's agent: a model call, a direct tool call, a plan step and a program's call, each of which holds on its first
 // execution in this process until its abort signal fires (as a well-behaved slow call does), so the test can cut the
 // attempt there (kill the restate-server) and see the old attempt stop before the engine runs the step again.
 
@@ -26,6 +26,11 @@ const model = createScriptedModel({
         ],
       };
     }
+    if (results.length === 2) {
+      // A program whose call holds: the call of a program in flight when its attempt is cut.
+      const code = `const result = await slow_tool({ name: 'code' }); return result;`;
+      return { toolCalls: [{ id: 'code-1', toolName: 'run_code', arguments: { code } }] };
+    }
     return { text: `Done after ${results.length} tool results.` };
   },
 });
@@ -43,6 +48,6 @@ const slowTool = defineTool({
 
 const agent = createRestateAgent({
   name: process.env.AGENT_NAME,
-  agent: { model, tools: [slowTool], plan: true },
+  agent: { model, tools: [slowTool], plan: true, code: true },
 });
 await serveEndpoint([agent]);

@@ -1,0 +1,164 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type DemoOutcome, runDemo, WEATHER } from '../src/index.js';
+
+// A fake Gemini API on 127.0.0.1 (`:generateContent` and `:streamGenerateContent?alt=sse`). It answers the weather
+// task as Gemini 3 would, from the function responses it receives: the four cities' calls in one chunk each (with
+// ids and a thought signature on the first, which it then requires back), the comparison, then the answer; so the
+// demo's --provider google path runs end to end through @org/provider-google and the real @google/genai SDK.
+
+type Json = Record<string, unknown>;
+
+const SIGNATURE = 'c2lnbmF0dXJlLW9mLXRoZS1mYWtlLWdlbWluaQ==';
+const requests: { model: string; stream: boolean; responses: number; signed: boolean }[] = [];
+let server: Server;
+let baseURL = '';
+
+function functionResponses(contents: Json[]): Json[] {
+  const last = contents.at(-1);
+  return ((last?.parts as Json[] | undefined) ?? [])
+    .map((part) => part.functionResponse as Json | undefined)
+    .filter((response): response is Json => response !== undefined);
+}
+
+function outputOf(response: Json): unknown {
+  return JSON.parse(String((response.response as Json).output));
+}
+
+function answerParts(contents: Json[]): Json[] {
+  const responses = functionResponses(contents);
+  if (responses.length === 0) {
+    return Object.keys(WEATHER).map((city, index) => ({
+      functionCall: { id: `fc_${city}`, name: 'get_weather', args: { city } },
+      ...(index === 0 ? { thoughtSignature: SIGNATURE } : {}),
+    }));
+  }
+  if (responses.length === Object.keys(WEATHER).length) {
+    return [
+      {
+        functionCall: {
+          id: 'fc_compare',
+          name: 'compare_temperatures',
+          args: { readings: responses.map(outputOf) },
+        },
+        thoughtSignature: SIGNATURE,
+      },
+    ];
+  }
+  const ranking = outputOf(responses[0] as Json) as { warmest: string; coldest: string };
+  return [{ text: `${ranking.warmest} is warmest, ` }, { text: `${ranking.coldest} coldest.` }];
+}
+
+function answer(model: string, stream: boolean, body: Json, response: ServerResponse): void {
+  const contents = body.contents as Json[];
+  // Gemini 3 refuses a function-calling turn of the current exchange whose first call lost its signature.
+  const signed = contents
+    .filter((content) => content.role === 'model')
+    .every(
+      (content) =>
+        (content.parts as Json[]).find((part) => part.functionCall !== undefined)?.thoughtSignature ===
+        SIGNATURE,
+    );
+  requests.push({ model, stream, responses: functionResponses(contents).length, signed });
+  if (!signed) {
+    response.writeHead(400, { 'content-type': 'application/json' });
+    response.end(
+      JSON.stringify({
+        error: {
+          code: 400,
+          message: 'Function call is missing a thought_signature.',
+          status: 'INVALID_ARGUMENT',
+        },
+      }),
+    );
+    return;
+  }
+  const parts = answerParts(contents);
+  const usageMetadata = {
+    promptTokenCount: 100 + 40 * requests.length,
+    candidatesTokenCount: 20,
+    totalTokenCount: 120 + 40 * requests.length,
+  };
+  const chunk = (chunkParts: Json[], extra: Json = {}): Json => ({
+    candidates: [{ content: { role: 'model', parts: chunkParts }, index: 0, ...extra }],
+    responseId: `resp_${requests.length}`,
+  });
+  if (!stream) {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ ...chunk(parts, { finishReason: 'STOP' }), usageMetadata }));
+    return;
+  }
+  response.writeHead(200, { 'content-type': 'text/event-stream' });
+  for (const part of parts) response.write(`data: ${JSON.stringify(chunk([part]))}\r\n\r\n`);
+  response.end(`data: ${JSON.stringify({ ...chunk([], { finishReason: 'STOP' }), usageMetadata })}\r\n\r\n`);
+}
+
+beforeAll(async () => {
+  server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    let text = '';
+    request.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+    });
+    request.on('end', () => {
+      const route = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent\?alt=sse)$/.exec(
+        request.url ?? '',
+      );
+      if (
+        request.method !== 'POST' ||
+        route === null ||
+        request.headers['x-goog-api-key'] !== 'gemini-test-key'
+      ) {
+        response.writeHead(404, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({ error: { code: 404, message: `no route ${request.url}`, status: 'NOT_FOUND' } }),
+        );
+        return;
+      }
+      answer(route[1] ?? '', route[2] !== 'generateContent', JSON.parse(text) as Json, response);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+beforeEach(() => {
+  requests.length = 0;
+});
+
+async function demo(argv: readonly string[]): Promise<DemoOutcome & { stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const outcome = await runDemo(['--provider', 'google', '--model', 'gemini-test', ...argv], {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    environment: { GEMINI_API_KEY: 'gemini-test-key', GOOGLE_GEMINI_BASE_URL: baseURL },
+    cwd: process.cwd(),
+  });
+  return { ...outcome, stdout, stderr };
+}
+
+describe('--provider google, against a local fake of the Gemini API', () => {
+  it('runs the weather task through the real adapter and SDK, streaming, signatures sent back', async () => {
+    const { stdout, stderr, ...outcome } = await demo(['--task', 'weather', '--mode', 'native']);
+    expect(stderr).toBe('');
+    expect(outcome.exitCode).toBe(0);
+    expect(stdout).toContain('Run on google');
+    expect(requests).toEqual([
+      { model: 'gemini-test', stream: true, responses: 0, signed: true },
+      { model: 'gemini-test', stream: true, responses: 4, signed: true },
+      { model: 'gemini-test', stream: true, responses: 1, signed: true },
+    ]);
+    const run = outcome.runs[0];
+    expect(run?.result.text).toBe('Madrid is warmest, Oslo coldest.');
+    expect(run?.result.roundTrips).toBe(3);
+    expect(stdout).not.toContain('gemini-test-key');
+  });
+});
