@@ -602,7 +602,7 @@ function worldTools(task, clock) {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-async function runMode(task, mode, profile) {
+async function runMode(task, mode, profile, { program } = {}) {
   const script = MODE[mode].script;
   // Code mode's calls come from a worker thread: its clock waits for them (held-clock.mjs); the same otherwise.
   const clock = script === 'code' ? createHeldClock() : createVirtualClock();
@@ -620,8 +620,16 @@ async function runMode(task, mode, profile) {
       : script === 'code'
         ? ToolRegistry.compose(tools, new ToolRegistry([codeModeTools(task, tools, clock, log)]))
         : tools;
+  // `program`: code mode writing this program instead of the scripted model's own (the answer is still the script's).
+  const codeScript =
+    program === undefined
+      ? scripts.code
+      : (request, context) =>
+          request.messages.some((message) => message.role === 'tool')
+            ? scripts.code(request, context)
+            : { toolCalls: [{ toolName: 'run_code', arguments: { code: program } }] };
   const model = createScriptedModel({
-    script: scripts[script],
+    script: script === 'code' ? codeScript : scripts[script],
     clock,
     latency: LATENCY_PROFILES[profile],
     ...(mode === 'react' ? { capabilities: { toolCalls: false } } : {}),
@@ -650,7 +658,22 @@ async function runMode(task, mode, profile) {
     });
   if (script === 'code') {
     const code = codeLimit(task, recorded.answers, log);
-    return { result, model, scripts, registry, wallMs: clock.now(), ...code, right, log };
+    const streamedLimitMs = codeLimit(task, recorded.answers, log, { streamed: true }).limitMs;
+    const answerMs = recorded.answers.map(
+      (answer) => answer.parts.find(({ part }) => part.type === 'finish').at - answer.sentAt,
+    );
+    return {
+      result,
+      model,
+      scripts,
+      registry,
+      wallMs: clock.now(),
+      ...code,
+      streamedLimitMs,
+      answerMs,
+      right,
+      log,
+    };
   }
   const { limitMs, starts } = limitOf(MODE[mode].eager);
   return { result, model, scripts, registry, wallMs: clock.now(), limitMs, starts, limitOf, right, log };
@@ -717,7 +740,7 @@ const callKey = (toolName, args) =>
  * sandbox's worker thread, a macrotask: the clock moves on whenever the main thread is idle, so it can jump to the
  * next wake-up before that message arrives, and the call starts late. Reported, never corrected.
  */
-function codeLimit(task, answers, log) {
+function codeLimit(task, answers, log, { streamed = false } = {}) {
   assert.equal(answers.length, 2, `${task.name} / code: two model calls`);
   const [first, second] = answers;
   const atOf = (answer, type) => answer.parts.find(({ part }) => part.type === type).at;
@@ -754,7 +777,15 @@ function codeLimit(task, answers, log) {
           );
     const literal = taskCall.forEach === undefined && reads.length === 0;
     const statement = literal ? text.indexOf(`const ${taskCall.id} = `) : -1;
-    const ready = literal && statement >= 0 ? timeAt(text.indexOf(';', statement)) : answerEnd;
+    // `streamed`: as if each statement ran as soon as it is complete in the stream (not the code tool's behaviour:
+    // a counterfactual, to show what waiting for the whole program costs).
+    const own = text.indexOf(`const ${taskCall.id} = `);
+    const ready =
+      literal && statement >= 0
+        ? timeAt(text.indexOf(';', statement))
+        : streamed && own >= 0
+          ? timeAt(text.indexOf(';', own))
+          : answerEnd;
     const readyActual = (input) => (literal ? ready : Math.max(answerEnd, ...input));
     const results = [];
     let end = ready;
@@ -1260,6 +1291,89 @@ const codeTargets = [
     ];
   })(),
 ];
+
+// Why code mode loses where it does: its figures, and what the obvious improvements would buy.
+/** Hand-written terse programs for the fan-out tasks (what a model told to be brief could write), for their tokens. */
+const TERSE_PROGRAMS = {
+  'orders: unpaid total':
+    "const o = await Promise.all((await list_orders({ customer: 'ACME' })).ids.map((id) => get_order({ id })));\n" +
+    'const u = o.filter((x) => !x.paid);\nreturn { owed: u.reduce((s, x) => s + x.amount, 0), count: u.length };',
+  'research: newest of top pages':
+    "const s = [search_topic({ topic: 'tides' }), search_topic({ topic: 'glaciers' }), search_topic({ topic: 'monsoons' })];\n" +
+    'const [n1, n2, n3] = await Promise.all(s.map(async (s) => (await Promise.all((await s).top.map((id) => open_page({ id })))).reduce((a, b) => (b.published > a.published ? b : a))));\n' +
+    'return { n1, n2, n3 };',
+};
+const argumentTokens = (code) => countTokens(JSON.stringify({ code }));
+console.log('\n### Where code mode loses, and why (typical profile)\n');
+/** The typical-profile runs of the terse programs, by task. */
+const terse = {};
+{
+  const perOutput = LATENCY_PROFILES.typical.perOutputTokenMs;
+  const rows = TASKS.map((task) => {
+    const code = runs[task.name].code.typical;
+    const rival = fastestRival(task.name);
+    const rivalRun = runs[task.name][rival.mode].typical;
+    const [programMs, answerMs] = code.answerMs;
+    const programTokens = argumentTokens(JSON.parse(code.program).code);
+    const terse = TERSE_PROGRAMS[task.name];
+    const terseSaved = terse === undefined ? undefined : (programTokens - argumentTokens(terse)) * perOutput;
+    return [
+      task.name,
+      `${fixed(code.wallMs, 0)} / ${fixed(rival.wall, 0)} (${rival.mode})`,
+      `${fixed(programMs, 0)} (${programTokens} tokens: ${fixed(programTokens * perOutput, 0)} ms)`,
+      fixed(code.wallMs - programMs - answerMs, 0),
+      fixed(answerMs, 0),
+      `${rivalRun.result.roundTrips}: ${fixed(rivalRun.result.usage.outputTokens * perOutput, 0)} ms`,
+      terse === undefined ? '' : `${argumentTokens(terse)} tokens, −${fixed(terseSaved, 0)} ms`,
+      `${fixed(code.streamedLimitMs, 0)} (${ratio(code.streamedLimitMs, rival.wall)})`,
+    ];
+  });
+  console.log(
+    `Code mode's wall time is the first answer (the program, written at ${perOutput} ms per output token), then the calls the program makes after the answer is complete, then the second answer. "tools after the answer": the time from the program's end in the stream to its result. "streamed execution": code mode's physical limit if each statement ran the moment it is complete in the stream (a dependent call as soon as its statement is written and what it reads has ended), which the code tool does not do (it starts only literal calls early; the program runs once the answer is complete). "terser program": a hand-written program doing the same (fan-out tasks), its tokens and the generation time it would save at ${perOutput} ms a token, all else equal.\n`,
+  );
+  table(
+    [
+      'task',
+      'wall code / fastest rival (ms)',
+      'first answer: program (ms)',
+      'tools after the answer (ms)',
+      'second answer (ms)',
+      "rival's round trips: its output's generation",
+      'terser program',
+      'limit with streamed execution (ms, / rival)',
+    ],
+    rows,
+  );
+  // The obvious improvement, measured: the same fan-out tasks with the terse programs (every profile, answers checked).
+  const terseRows = [];
+  for (const task of TASKS.filter((entry) => TERSE_PROGRAMS[entry.name] !== undefined)) {
+    const cells = [];
+    for (const profile of PROFILES) {
+      const run = await runMode(task, 'code', profile, { program: TERSE_PROGRAMS[task.name] });
+      assert.ok(run.right, `${task.name} / terse program / ${profile}: wrong answer ${run.result.text}`);
+      assert.equal(run.lateCalls, 0, `${task.name} / terse program / ${profile}: a call started late`);
+      const rival = fastestRival(task.name, profile);
+      cells.push(`${fixed(run.wallMs, 0)} (${ratio(run.wallMs, rival.wall)} ${rival.mode})`);
+      if (profile === 'typical') terse[task.name] = run;
+    }
+    const run = terse[task.name];
+    terseRows.push([
+      task.name,
+      run.result.roundTrips,
+      `${run.result.usage.inputTokens} (${ratio(run.result.usage.inputTokens, input(task.name, 'native'))} native)`,
+      `${run.result.usage.outputTokens} (${output(task.name, 'code')} scripted)`,
+      ...cells,
+    ]);
+  }
+  console.log(
+    "\nThe terse programs, run (code mode writing them instead of the scripted model's program; the answer is the same, checked in every profile): wall time (virtual ms) and its ratio to the faster of plan streaming and native eager.\n",
+  );
+  table(['task', 'round trips', 'input tokens', 'output tokens', ...PROFILES], terseRows);
+  const floor = (task) => 2 * runs[task].code.typical.prefix;
+  console.log(
+    `\nInput tokens: code mode sends its first request twice (${FAN_OUT_TASKS.map((task) => `${task}: ${runs[task].code.typical.prefix} tokens, the native tools' specs and the \`run_code\` spec (${specTokensOf(task, 'code', 'run_code')} tokens)`).join('; ')}), so its floor, with an empty program and an empty result, is 2 × that: ${FAN_OUT_TASKS.map((task) => `${task} ${floor(task)} against 0.5 × native = ${fixed(0.5 * input(task, 'native'), 0)}`).join('; ')}. Native mode's three requests here carry small results (${FAN_OUT_TASKS.map((task) => `${task}: ${input(task, 'native')} input tokens in all`).join('; ')}): code mode halves native's input only where the results it keeps out of the context are larger than about twice its spec overhead.`,
+  );
+}
 
 console.log('\n### Targets\n');
 table(
