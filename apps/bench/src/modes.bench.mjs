@@ -1296,7 +1296,23 @@ const codeTargets = [
 
 // Why code mode loses where it does: its figures, and what the obvious improvements would buy.
 /** Hand-written terse programs for the fan-out tasks (what a model told to be brief could write), for their tokens. */
+const DEPTH3_TERSE =
+  "const s = await Promise.all(['a1', 'a2', 'a3', 'b1', 'b2', 'b3'].map((query) => search({ query })));\n" +
+  'const t = (i) => sum({ values: s.slice(i, i + 3).map((x) => x.score) });\n' +
+  'const [a, b] = await Promise.all([t(0), t(3)]);\nreturn { winner: await compare({ a, b }) };';
 const TERSE_PROGRAMS = {
+  'fan-out 2':
+    "const [a1, b1] = await Promise.all([search({ query: 'a1' }), search({ query: 'b1' })]);\nreturn { a1, b1 };",
+  'fan-out 8 + compare':
+    "const s = await Promise.all(['q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8'].map((query) => search({ query })));\n" +
+    'return { top: await best({ scores: s.map((x) => x.score) }) };',
+  'depth 3': DEPTH3_TERSE,
+  'chain of 4':
+    "let k = 'start';\nfor (let i = 0; i < 4; i++) k = (await hop({ key: k })).next;\nreturn { h4: { next: k } };",
+  skew: "const [A2, B2] = await Promise.all(['A', 'B'].map(async (g) => search({ query: g + '2', after: (await search({ query: g + '1' })).score })));\nreturn { A2, B2 };",
+  'depth 3, 5,000-token observations': DEPTH3_TERSE,
+  'depth 3, 300-token JSON observations': DEPTH3_TERSE,
+  'single call': "return { solo: await search({ query: 'solo' }) };",
   'orders: unpaid total':
     "const o = await Promise.all((await list_orders({ customer: 'ACME' })).ids.map((id) => get_order({ id })));\n" +
     'const u = o.filter((x) => !x.paid);\nreturn { owed: u.reduce((s, x) => s + x.amount, 0), count: u.length };',
@@ -1328,6 +1344,7 @@ const terse = {};
       `${rivalRun.result.roundTrips}: ${fixed(rivalRun.result.usage.outputTokens * perOutput, 0)} ms`,
       terse === undefined ? '' : `${argumentTokens(terse)} tokens, −${fixed(terseSaved, 0)} ms`,
       `${fixed(code.streamedLimitMs, 0)} (${ratio(code.streamedLimitMs, rival.wall)})`,
+      `${fixed(code.wallMs - wallTypical(task.name, 'plan streaming'), 0)} / ${fixed((output(task.name, 'code') - output(task.name, 'plan')) * perOutput, 0)}`,
     ];
   });
   console.log(
@@ -1343,6 +1360,7 @@ const terse = {};
       "rival's round trips: its output's generation",
       'terser program',
       'limit with streamed execution (ms, / rival)',
+      'wall over plan streaming / output tokens over plan at 15 ms (ms)',
     ],
     rows,
   );
@@ -1355,7 +1373,10 @@ const terse = {};
       assert.ok(run.right, `${task.name} / terse program / ${profile}: wrong answer ${run.result.text}`);
       assert.equal(run.lateCalls, 0, `${task.name} / terse program / ${profile}: a call started late`);
       const rival = fastestRival(task.name, profile);
-      cells.push(`${fixed(run.wallMs, 0)} (${ratio(run.wallMs, rival.wall)} ${rival.mode})`);
+      const plan = runs[task.name]['plan streaming'][profile].wallMs;
+      cells.push(
+        `${fixed(run.wallMs, 0)} (${ratio(run.wallMs, plan)} plan streaming; ${ratio(run.wallMs, rival.wall)} ${rival.mode})`,
+      );
       if (profile === 'typical') terse[task.name] = run;
     }
     const run = terse[task.name];
