@@ -4,7 +4,7 @@
 // - a later program (a warm worker of the pool), `return 1`;
 // - a tool call made from code, over the same call through `executeAction` alone: a program making K calls minus a
 //   program making none, per call, against K `executeAction` calls, per call (awaited one by one, and all at once);
-// - the floor under the first program: an empty Node worker thread started in a fresh process;
+// - the floors: an empty Node worker thread started in a fresh process, and a message to it and back;
 // - the memory of an idle sandbox (the pool keeps up to two warm workers): RSS with two idle workers minus RSS with
 //   none, halved, in a fresh process after a forced collection.
 // Repetitions are interleaved (a fresh process, then a block of each in-process measure, round after round), so a
@@ -28,13 +28,28 @@ if (process.argv.includes('--empty-worker')) {
   const { Worker } = await import('node:worker_threads');
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const worker = new Worker('require("node:worker_threads").parentPort.postMessage(1)', { eval: true });
+  const worker = new Worker(
+    'const { parentPort } = require("node:worker_threads"); parentPort.on("message", (n) => parentPort.postMessage(n)); parentPort.postMessage(-1);',
+    { eval: true },
+  );
   await new Promise((resolve) => worker.once('message', resolve));
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
+  // The floor under a call from code: one message to the other thread and one back, awaited one by one.
+  const pingPong = async (count) => {
+    for (let n = 0; n < count; n++) {
+      const reply = new Promise((resolve) => worker.once('message', resolve));
+      worker.postMessage(n);
+      await reply;
+    }
+  };
+  await pingPong(200);
+  const pingStarted = performance.now();
+  await pingPong(400);
+  const roundTripUs = ((performance.now() - pingStarted) / 400) * 1000;
   await worker.terminate();
   process.stdout.write(
-    `${JSON.stringify({ emptyWorkerMs: ms, emptyWorkerCpuMs: (used.user + used.system) / 1000 })}\n`,
+    `${JSON.stringify({ emptyWorkerMs: ms, emptyWorkerCpuMs: (used.user + used.system) / 1000, roundTripUs })}\n`,
   );
   process.exit(0);
 }
@@ -194,6 +209,10 @@ table(
     ['an empty Node worker thread, CPU of the process meanwhile (ms)', figure('emptyWorkerCpuMs').text],
     ['later program (`return 1;`), warm pool (ms)', later.text],
     ['later program, CPU of the process meanwhile (ms)', figure('laterCpuMs', 3).text],
+    [
+      'a message to a worker thread and back, awaited one by one (the floor under a call from code) (µs)',
+      figure('roundTripUs', 1).text,
+    ],
     [`\`executeAction\` alone, per call, awaited one by one (µs)`, figure('directUs', 1).text],
     [
       `a call from code, per call, awaited one by one (${CALLS} calls, program time less an empty program's) (µs)`,
