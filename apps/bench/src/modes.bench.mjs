@@ -1,4 +1,4 @@
-// Benchmark 1: ReAct, native parallel function calling and plan mode on the same tasks, on the scripted model
+// Benchmark 1: ReAct, native parallel function calling, plan mode and code mode on the same tasks, on the scripted model
 // (real o200k_base token counts, simulated latency on a virtual clock shared with the tools).
 // Prints round trips, input / output tokens, simulated wall time and whether the answer is right, for the three
 // latency profiles; asserts the analytic counts (it throws, and the process fails, on any mismatch); prints the
@@ -978,7 +978,9 @@ for (const task of TASKS) {
   }
 }
 
-console.log('## 1. ReAct, native parallel function calling and plan mode, each read whole and streamed\n');
+console.log(
+  '## 1. ReAct, native parallel function calling and plan mode, each read whole and streamed; code mode\n',
+);
 console.log(
   'Scripted model (`@org/provider-scripted`): each answer is a function of the request it received (it reads the tool',
 );
@@ -998,7 +1000,7 @@ console.log(
   }).join('; ')}.`,
 );
 console.log(
-  'Asserted for every run: round trips = ReAct n + 1, native depth + 1, plan 2 (n and depth of the calls made: a call whose input failed is skipped in every mode, as the plan executor does); each request = prefix + the tokens of the earlier steps; output tokens = what the responses said.\n',
+  'Asserted for every run: round trips = ReAct n + 1, native depth + 1, plan 2 + the fan-out levels, code 2 (n and depth of the calls made: a call whose input failed is skipped in every mode, as the plan executor does); each request = prefix + the tokens of the earlier steps; output tokens = what the responses said.\n',
 );
 
 console.log('### Tasks\n');
