@@ -14,6 +14,7 @@ const root = resolve(here, '../../..');
 const quick = process.argv.includes('--quick');
 const BENCHES = [
   ['modes.bench.mjs', []],
+  ['code-mode.bench.mjs', []],
   ['overhead.bench.mjs', quick ? ['--quick'] : []],
   ['package-benches.mjs', []],
   ['footprint.bench.mjs', []],

@@ -1,4 +1,4 @@
-import type { TaskCall, TaskOutputs } from '@org/provider-scripted';
+import type { TaskAggregate, TaskCall, TaskOutputs } from '@org/provider-scripted';
 import type { ToolRegistry } from '@org/tools';
 import type { TaskOutput } from './task-output.js';
 
@@ -44,6 +44,13 @@ export interface DemoTaskDefinition {
   readonly prompt: string;
   /** The calls an informed model makes; `$ref:<id>.<field>` stands for an earlier call's output. */
   readonly calls: readonly TaskCall[];
+  /**
+   * Values the model computes from the outputs with no tool (a filter, a sum): in its head after native calls or a
+   * plan, in the program in code mode. The answer reads them by id.
+   */
+  readonly aggregates?: readonly TaskAggregate[];
+  /** Planning steps before a run stops; default the task's calls + 3 (a fan-out makes more: set it). */
+  readonly maxSteps?: number;
   /** The steps a plan returns to the model; default: the calls no other call references. */
   readonly outputSteps?: readonly string[];
   /**

@@ -72,6 +72,8 @@ export {
   createWeatherTool,
   DEMO_TASKS,
   FAILING_SHOP,
+  INVOICES,
+  invoicesTask,
   ORDERS,
   OrdersReport,
   ordersTask,

@@ -58,6 +58,7 @@ export function createOfflineModel(task: DemoTask, mode: Mode, options: OfflineM
     calls: task.calls,
     answer: task.answer,
     ...(task.outputSteps === undefined ? {} : { outputSteps: task.outputSteps }),
+    ...(task.aggregates === undefined ? {} : { aggregates: task.aggregates }),
   })[mode];
   return createScriptedModel({
     script: task.output === undefined ? script : answerAsRequested(script),

@@ -50,13 +50,14 @@ export interface DemoArguments {
  */
 export const USAGE = `Usage: org-demo [options]
 
-Runs realistic tasks in ReAct, native function calling and plan mode, prints each step live (the model's text
+Runs realistic tasks in ReAct, native function calling, plan mode and code mode, prints each step live (the model's text
 as it streams, the tools that start while it is still writing) and a comparison table, and writes an SVG
-timeline of every function-calling and plan run. Offline by default (scripted model, simulated latency).
+timeline of every function-calling, plan and code run. Offline by default (scripted model, simulated latency).
 
 Options:
-  --task <ids>        Tasks to run, comma-separated (default: all): weather, orders, research, prices, memory
-  --mode <modes>      Modes to run, comma-separated (default: all): react, native, plan
+  --task <ids>        Tasks to run, comma-separated (default: all): weather, orders, research, prices,
+                      invoices, memory
+  --mode <modes>      Modes to run, comma-separated (default: all): react, native, plan, code
   --latency <name>    Simulated model latency: fast, typical (default), slow
   --real-time         Spend simulated latency on real timers instead of the virtual clock
   --out <dir>         Where to write the run timelines (default: apps/demo/out)

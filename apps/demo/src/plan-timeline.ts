@@ -27,6 +27,11 @@ export interface TimelineStep {
 /** A plan run, ready to draw. */
 export interface PlanTimeline {
   readonly title: string;
+  /**
+   * `program`: the calls of a code-mode program (`run_code`), drawn as steps under the code call; they carry no
+   * declared dependencies. Default: a plan.
+   */
+  readonly kind?: 'plan' | 'program';
   /** The `execute_tool_plan` call that ran it, when known (the plan events' `planId`). */
   readonly planId?: string;
   /** From the plan's start (its first step's) to its end (its last step's). */

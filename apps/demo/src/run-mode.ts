@@ -1,3 +1,4 @@
+import { createCodeModeTool } from '@org/code-mode';
 import type { LanguageModel, RunEvent, ToolChoice } from '@org/core';
 import { createToolPlanTool } from '@org/plan-executor';
 import { type AgentResult, createFunctionCallingPlanner, createReActPlanner, runAgent } from '@org/planner';
@@ -6,8 +7,8 @@ import type { ConnectedTools, DemoTask, ToolClock } from './demo-task.js';
 import type { PlanTimeline } from './plan-timeline.js';
 import { buildRunTimeline, type RunTimeline } from './run-timeline.js';
 
-/** The three ways the demo runs a task. */
-export type Mode = 'react' | 'native' | 'plan';
+/** The four ways the demo runs a task. */
+export type Mode = 'react' | 'native' | 'plan' | 'code';
 
 /**
  * Every mode, in the order the demo runs and prints them.
@@ -15,7 +16,7 @@ export type Mode = 'react' | 'native' | 'plan';
  * @example
  * for (const mode of MODES) await runTaskInMode(task, mode, { model: models[mode], clock });
  */
-export const MODES: readonly Mode[] = ['react', 'native', 'plan'];
+export const MODES: readonly Mode[] = ['react', 'native', 'plan', 'code'];
 
 /**
  * How each mode is named in output.
@@ -27,6 +28,7 @@ export const MODE_LABELS: Readonly<Record<Mode, string>> = {
   react: 'ReAct',
   native: 'function calling',
   plan: 'plan mode',
+  code: 'code mode',
 };
 
 /** Options of {@link runTaskInMode}. */
@@ -44,7 +46,7 @@ export interface RunTaskInModeOptions {
   readonly runListener?: (event: RunEvent) => void;
   /** Plan steps and tool calls running at once. Default 8. */
   readonly maxConcurrency?: number;
-  /** Planning steps before the run stops. Default: the task's calls + 3. */
+  /** Planning steps before the run stops. Default: the task's `maxSteps`, else its calls + 3. */
   readonly maxSteps?: number;
   readonly signal?: AbortSignal;
   /** Default `auto`. */
@@ -86,7 +88,7 @@ export interface ModeRun {
   readonly wallTimeMs: number;
   /** The run against time, from its events: model calls (with their time to first token), tool calls, plan steps. */
   readonly timeline: RunTimeline;
-  /** One timeline per `execute_tool_plan` call (plan mode only): `timeline.plans`. */
+  /** One timeline per `execute_tool_plan` call (plan mode) or `run_code` call (code mode): `timeline.plans`. */
   readonly plans: readonly PlanTimeline[];
   /**
    * For a task whose tools are connected (`connectTools`, an MCP server): where they ran and the measured real
@@ -97,8 +99,8 @@ export interface ModeRun {
 
 /**
  * Runs a task in one mode: ReAct (the ReAct planner, decisions as text), native function calling (the
- * function-calling planner, parallel calls) or plan mode (the function-calling planner with `execute_tool_plan`
- * offered beside the tools). The model's answers stream; `eager` tools start as soon as their calls are complete in
+ * function-calling planner, parallel calls), plan mode (the function-calling planner with `execute_tool_plan`
+ * offered beside the tools) or code mode (`run_code` of `@org/code-mode` offered beside them: one program). The model's answers stream; `eager` tools start as soon as their calls are complete in
  * the stream. A task with `output` ends with a typed, validated answer. The run's events are kept as its timeline.
  * A task with `connectTools` (an MCP server) is connected first and closed after the run, also when it fails or is
  * aborted.
@@ -135,16 +137,18 @@ async function runWithTools(
   const { clock, onEvent } = options;
   const events: RunEvent[] = [];
   // The plan tool reports its steps to the loop, which delivers them as plan-step events (each naming its plan):
-  // the demo reads them there, whether the steps start after the plan is complete or while it streams.
+  // the demo reads them there, whether the steps start after the plan is complete or while it streams. The code
+  // tool reports each call of its program as its progress (a tool-call event inside).
+  const maxConcurrency = options.maxConcurrency ?? 8;
   const registry =
     mode === 'plan'
-      ? ToolRegistry.compose(
-          tools,
-          new ToolRegistry([
-            createToolPlanTool({ tools, clock, maxConcurrency: options.maxConcurrency ?? 8 }),
-          ]),
-        )
-      : tools;
+      ? ToolRegistry.compose(tools, new ToolRegistry([createToolPlanTool({ tools, clock, maxConcurrency })]))
+      : mode === 'code'
+        ? ToolRegistry.compose(
+            tools,
+            new ToolRegistry([createCodeModeTool({ tools, maxConcurrency, besideNativeTools: true })]),
+          )
+        : tools;
   const startedAt = clock.now();
   const result = await runAgent({
     model: options.model,
@@ -161,15 +165,22 @@ async function runWithTools(
     systemPrompt: task.systemPrompt,
     task: task.prompt,
     clock,
-    maxSteps: options.maxSteps ?? task.calls.length + 3,
+    maxSteps: options.maxSteps ?? task.maxSteps ?? task.calls.length + 3,
     maxConcurrency: options.maxConcurrency ?? 8,
     ...(options.eagerToolExecution === undefined ? {} : { eagerToolExecution: options.eagerToolExecution }),
     ...(task.output === undefined ? {} : { output: task.output.schema }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     onEvent: (event) => {
       options.runListener?.(event);
-      // The plan steps' progress reports arrive again as the plan-step events they carry.
-      if (event.type === 'tool-call-progress') return;
+      if (event.type === 'tool-call-progress') {
+        // The plan steps' progress reports arrive again as the plan-step events they carry; a program's calls
+        // arrive only as its progress: kept for the timeline, and shown live as the calls they are.
+        const nested = event.progress as RunEvent;
+        if (nested.type !== 'tool-call-started' && nested.type !== 'tool-call-finished') return;
+        events.push(event);
+        onEvent?.({ ...nested, timestamp: event.timestamp });
+        return;
+      }
       events.push(event);
       onEvent?.(event);
     },

@@ -118,6 +118,8 @@ export function buildRunTimeline(
   const toolCalls = new Map<string, MutableToolCall>();
   const writtenArguments = new Map<string, string>();
   const plans = new Map<string, Map<string, MutableStep>>();
+  /** The calls among `plans` that ran programs (code mode), not plans. */
+  const programs = new Set<string>();
   /** What started while the open call was writing: early only if the call was still writing after the start. */
   let startedWhileWriting: { startedDuringModelCall?: number; readonly startMs: number | undefined }[] = [];
   const closeModelCall = (
@@ -205,6 +207,43 @@ export function buildRunTimeline(
         toolCalls.set(call.id, call);
         break;
       }
+      // A code call's own calls (`@org/code-mode` reports each as the code call's progress): drawn as the steps of
+      // a plan run by that call, named by their order in the program (`#1`, `#2`, ...).
+      case 'tool-call-progress': {
+        const nested = event.progress as RunEvent;
+        if (nested.type === 'tool-call-started') {
+          const steps = planSteps(event.actionId);
+          programs.add(event.actionId);
+          const id = programStepId(nested.action.id);
+          if (!steps.has(id)) {
+            const step: MutableStep = {
+              id,
+              tool: nested.action.toolName,
+              status: 'unfinished',
+              startMs: at,
+              endMs: undefined,
+              ...writing(),
+            };
+            steps.set(id, step);
+            if (open !== undefined) startedWhileWriting.push(step);
+          }
+        } else if (nested.type === 'tool-call-finished') {
+          const steps = planSteps(event.actionId);
+          programs.add(event.actionId);
+          const id = programStepId(nested.observation.actionId);
+          const step = steps.get(id) ?? {
+            id,
+            tool: nested.observation.toolName,
+            status: nested.observation.status,
+            startMs: undefined,
+            endMs: undefined,
+          };
+          step.status = nested.observation.status;
+          step.endMs = at;
+          steps.set(id, step);
+        }
+        break;
+      }
       case 'plan-step-started': {
         const steps = planSteps(event.planId ?? '');
         if (!steps.has(event.stepId)) {
@@ -246,16 +285,17 @@ export function buildRunTimeline(
     startMs: call.startMs,
     endMs: call.endMs,
   }));
-  const planTimelines = [...plans].map(([planId, steps], index) =>
-    placePlan(
-      plans.size === 1 ? title : `${title}: plan ${index + 1}`,
+  const planTimelines = [...plans].map(([planId, steps], index) => {
+    const placed = placePlan(
+      plans.size === 1 ? title : `${title}: ${programs.has(planId) ? 'program' : 'plan'} ${index + 1}`,
       planId,
       [...steps.values()],
-      writtenArguments.get(planId),
+      programs.has(planId) ? undefined : writtenArguments.get(planId),
       endMs,
       spans,
-    ),
-  );
+    );
+    return programs.has(planId) ? { ...placed, kind: 'program' as const } : placed;
+  });
   return {
     title,
     durationMs: endMs,
@@ -298,7 +338,8 @@ export function summarizeRunTimeline(timeline: RunTimeline): string {
   if (timeline.modelCalls.length > 0) parts.push(count(timeline.modelCalls.length, 'model call'));
   if (timeline.toolCalls.length > 0) parts.push(count(timeline.toolCalls.length, 'tool call'));
   timeline.plans.forEach((plan, index) => {
-    const name = timeline.plans.length === 1 ? 'plan' : `plan ${index + 1}`;
+    const noun = plan.kind === 'program' ? 'program' : 'plan';
+    const name = timeline.plans.length === 1 ? noun : `${noun} ${index + 1}`;
     parts.push(
       `${name}: ${count(plan.steps.length, 'step')} in ${Math.round(plan.durationMs)} ms; critical path: ${describeCriticalPath(plan)}`,
     );
@@ -307,6 +348,16 @@ export function summarizeRunTimeline(timeline: RunTimeline): string {
     parts.push(`${earlyStartCount(timeline)} started while the model was writing`);
   }
   return parts.join(' · ');
+}
+
+/**
+ * A program's call as a step: `#<n>`, its place in the program's order (the end of its action id, `<call>/<n>`), or
+ * `early <n>` for a call started while the model was writing the program (`<call>/early-<n>`), whose result the
+ * program took when it made the same call.
+ */
+function programStepId(actionId: string): string {
+  const suffix = actionId.slice(actionId.lastIndexOf('/') + 1);
+  return suffix.startsWith('early-') ? `early ${suffix.slice('early-'.length)}` : `#${suffix}`;
 }
 
 /** A plan's steps in the plan's order, with their dependencies, their causes of skipping and the critical path. */

@@ -521,6 +521,92 @@ export const pricesTask: DemoTask = {
   },
 };
 
+// ---------------------------------------------------------------------------------------------------------------
+// Unpaid invoices: a list, then each item, then an aggregate. The number of fetches is known only once the list is,
+// so no plan can hold them all: native and plan mode need a model call per level, code mode one program.
+
+/**
+ * The invoices of the unpaid-invoices task, by id, and how long the billing API takes for each.
+ *
+ * @example
+ * INVOICES['INV-7']?.paid; // false
+ */
+export const INVOICES: Readonly<
+  Record<string, { amountEUR: number; paid: boolean; dueDate: string; latencyMs: number }>
+> = {
+  'INV-3': { amountEUR: 1200, paid: true, dueDate: '2026-09-30', latencyMs: 240 },
+  'INV-5': { amountEUR: 860, paid: false, dueDate: '2026-10-15', latencyMs: 310 },
+  'INV-6': { amountEUR: 2450, paid: true, dueDate: '2026-10-31', latencyMs: 280 },
+  'INV-7': { amountEUR: 1575, paid: false, dueDate: '2026-11-15', latencyMs: 350 },
+  'INV-9': { amountEUR: 430, paid: false, dueDate: '2026-11-30', latencyMs: 220 },
+};
+
+const invoice = z.object({ id: z.string(), amountEUR: z.number(), paid: z.boolean(), dueDate: z.string() });
+
+function invoiceTools(clock: ToolClock): ToolRegistry {
+  return new ToolRegistry([
+    defineTool({
+      name: 'list_invoices',
+      description: "Ids of a customer's invoices this year.",
+      input: z.object({ customer: z.string() }),
+      output: z.object({ ids: z.array(z.string()) }),
+      eager: true,
+      execute: async ({ customer }, context) => {
+        await clock.sleep(400, context.signal);
+        return { ids: customer.toLowerCase() === 'acme' ? Object.keys(INVOICES) : [] };
+      },
+    }),
+    defineTool({
+      name: 'get_invoice',
+      description: 'One invoice: amount in euros, whether it is paid, due date.',
+      input: z.object({ id: z.string().describe('Invoice id, e.g. INV-3') }),
+      output: invoice,
+      eager: true,
+      execute: async ({ id }, context) => {
+        const entry = entryOf(INVOICES, id);
+        await clock.sleep(entry?.latencyMs ?? 300, context.signal);
+        if (entry === undefined) throw new Error(`No invoice '${id}'.`);
+        return { id, amountEUR: entry.amountEUR, paid: entry.paid, dueDate: entry.dueDate };
+      },
+    }),
+  ]);
+}
+
+/**
+ * The unpaid-invoices task: list a customer's invoices, fetch each, total the unpaid ones. The fetches are a fan-out
+ * over the list (`forEach`), the total an aggregate: code mode does it all in one program.
+ *
+ * @example
+ * const run = await runTaskInMode(invoicesTask, 'code', { model, clock }); // 2 model calls
+ */
+export const invoicesTask: DemoTask = {
+  id: 'invoices',
+  title: 'Unpaid invoices',
+  summary: 'list the invoices, fetch each, total the unpaid ones (a fan-out over a list, then an aggregate)',
+  systemPrompt: CONCISE,
+  prompt: 'How much does ACME still owe us on its invoices this year, and which invoices are unpaid?',
+  createTools: invoiceTools,
+  calls: [
+    { id: 'list', toolName: 'list_invoices', arguments: { customer: 'ACME' } },
+    { id: 'invoice', toolName: 'get_invoice', forEach: '$ref:list.ids', arguments: { id: '$item' } },
+  ],
+  aggregates: [
+    { id: 'unpaid', of: '$ref:invoice', where: { paid: false }, reduce: 'items' },
+    { id: 'owed', of: '$ref:unpaid', reduce: { sum: 'amountEUR' } },
+  ],
+  outputSteps: ['unpaid', 'owed'],
+  // ReAct makes one call per invoice: the list, five fetches and the answer.
+  maxSteps: 10,
+  answer: ({ outputs, errors }) => {
+    const unpaid = outputs.unpaid as { id: string; amountEUR: number }[] | undefined;
+    if (unpaid === undefined || typeof outputs.owed !== 'number')
+      return `I could not total the invoices: ${Object.keys(errors).join(', ') || 'no result'} failed.`;
+    return `ACME owes €${outputs.owed} on ${unpaid.length} unpaid invoices: ${unpaid
+      .map((entry) => `${entry.id} (€${entry.amountEUR})`)
+      .join(', ')}.`;
+  },
+};
+
 /**
  * Every task of the demo, in the order it runs them.
  *
@@ -532,5 +618,6 @@ export const DEMO_TASKS: readonly DemoTask[] = [
   ordersTask,
   researchTask,
   pricesTask,
+  invoicesTask,
   memoryTask,
 ];

@@ -40,6 +40,7 @@ const EXPECTED_ANSWERS: Record<string, string> = {
     '306 papers in all: quantization is busiest (88, led by "GPTQ: Accurate Post-Training Quantization"), kv cache compression quietest (27).',
   prices:
     'Cheapest that answered: contoso at €315 (northwind €329). Globex could not be checked: its price service failed.',
+  invoices: 'ACME owes €2865 on 3 unpaid invoices: INV-5 (€860), INV-7 (€1575), INV-9 (€430).',
   memory:
     'Ada Lovelace (Slack @ada) owns checkout-service; Grace Hopper (pager 555-0142) is on call. Logged INC-2041 in memory (INC-2041 affects checkout-service).',
 };
@@ -79,7 +80,7 @@ function tableRows(stdout: string): TableRow[] {
 }
 
 describe('the demo, end to end offline', () => {
-  it('runs every task in the three modes, prints each step live, the table and the timelines', async () => {
+  it('runs every task in the four modes, prints each step live, the table and the timelines', async () => {
     const outcome = await demo(['--out', outDir]);
     expect(outcome.stderr).toBe('');
     expect(outcome.exitCode).toBe(0);
@@ -112,11 +113,11 @@ describe('the demo, end to end offline', () => {
     // The typed answer of the orders task, field by field, in every mode.
     expect(
       outcome.stdout.match(/typed answer \(OrdersReport, through the final_answer tool\), validated:/g),
-    ).toHaveLength(2);
+    ).toHaveLength(3);
     expect(outcome.stdout).toContain('typed answer (OrdersReport, as JSON in the ReAct answer), validated:');
     expect(
       outcome.stdout.match(/\n {5}worstCarrier {5}\{"name":"Rapid Freight","lateDays":15\}\n/g),
-    ).toHaveLength(3);
+    ).toHaveLength(4);
     expect(outcome.stdout).toMatch(/plan step compare \(compare_temperatures\) started/);
     expect(outcome.stdout).toMatch(/plan step oslo \(get_weather\) success after 690 ms/);
     expect(outcome.stdout).toMatch(
@@ -130,7 +131,7 @@ describe('the demo, end to end offline', () => {
       outcome.stdout.match(
         /tools: MCP server-memory over stdio, 4 calls in \d+ ms of measured real time \(added to the simulated time\)/g,
       ),
-    ).toHaveLength(3);
+    ).toHaveLength(4);
     expect(outcome.stdout).toContain(
       '* simulated model time plus the measured real time of the tool calls, made to a real server (memory: MCP server-memory over stdio)',
     );
@@ -141,25 +142,37 @@ describe('the demo, end to end offline', () => {
     const rows = tableRows(outcome.stdout);
     expect(rows.map((row) => `${row.task}/${row.mode}`)).toEqual(
       DEMO_TASKS.flatMap((task) =>
-        ['ReAct', 'function calling', 'plan mode'].map((mode) => `${task.id}/${mode}`),
+        ['ReAct', 'function calling', 'plan mode', 'code mode'].map((mode) => `${task.id}/${mode}`),
       ),
     );
     for (const task of DEMO_TASKS) {
-      const scripts = createTaskScripts({ calls: task.calls, answer: task.answer });
-      const [react, native, plan] = rows.filter((row) => row.task === task.id) as [
+      const scripts = createTaskScripts({
+        calls: task.calls,
+        answer: task.answer,
+        ...(task.aggregates === undefined ? {} : { aggregates: task.aggregates }),
+      });
+      const [react, native, plan, code] = rows.filter((row) => row.task === task.id) as [
+        TableRow,
         TableRow,
         TableRow,
         TableRow,
       ];
       // A call whose input failed is never made: in `prices`, `convert` needs the failing `globex`, so ReAct makes
       // 3 calls + the answer and native calling one parallel round + the answer (the analytic counts assume success).
-      const expected = task.id === 'prices' ? { react: 4, native: 2 } : scripts.roundTrips;
-      expect([react.roundTrips, native.roundTrips, plan.roundTrips]).toEqual([
+      // In `invoices`, ReAct makes one call per invoice the list returned (five), beyond the analytic count.
+      const expected =
+        task.id === 'prices'
+          ? { react: 4, native: 2, plan: 2 }
+          : task.id === 'invoices'
+            ? { ...scripts.roundTrips, react: 7 }
+            : scripts.roundTrips;
+      expect([react.roundTrips, native.roundTrips, plan.roundTrips, code.roundTrips]).toEqual([
         expected.react,
         expected.native,
+        expected.plan,
         2,
       ]);
-      for (const row of [react, native, plan]) {
+      for (const row of [react, native, plan, code]) {
         expect({ task: task.id, mode: row.mode, answer: row.answer }).toEqual({
           task: task.id,
           mode: row.mode,
@@ -174,6 +187,16 @@ describe('the demo, end to end offline', () => {
     }
     expect(rows.find((row) => row.task === 'research' && row.mode === 'ReAct')?.roundTrips).toBe(8);
     expect(rows.find((row) => row.task === 'orders' && row.mode === 'function calling')?.roundTrips).toBe(4);
+    // The fan-out: native and plan mode need the list before they can fetch each invoice; one program does it all.
+    const invoices = (mode: string): TableRow | undefined =>
+      rows.find((row) => row.task === 'invoices' && row.mode === mode);
+    expect([invoices('function calling')?.roundTrips, invoices('plan mode')?.roundTrips]).toEqual([3, 3]);
+    expect(invoices('code mode')?.roundTrips).toBe(2);
+    expect(outcome.stdout).toMatch(
+      /── invoices · code mode\n(.*\n)*? {2}\[\+ +\d+\.\d{3} s\] tool list_invoices \{"customer":"ACME"\} started early, while model call 1 was still writing/,
+    );
+    expect(outcome.stdout).toMatch(/tool get_invoice \{"id":"INV-9"\} started\n/);
+    expect(outcome.stdout).toMatch(/program: 6 steps in \d+ ms/);
 
     // The same numbers as the runs returned.
     for (const run of outcome.runs) {
@@ -186,7 +209,7 @@ describe('the demo, end to end offline', () => {
 
     // One timeline per function-calling and plan run, each path printed.
     expect(outcome.timelines.map((file) => basename(file))).toEqual(
-      DEMO_TASKS.flatMap((task) => [`${task.id}-native.svg`, `${task.id}-plan.svg`]),
+      DEMO_TASKS.flatMap((task) => [`${task.id}-native.svg`, `${task.id}-plan.svg`, `${task.id}-code.svg`]),
     );
     for (const file of outcome.timelines) expect(outcome.stdout).toContain(file);
   });
@@ -194,7 +217,10 @@ describe('the demo, end to end offline', () => {
   it('writes well-formed SVG timelines: the model calls, one bar per plan step, the critical path marked', async () => {
     const outcome = await demo(['--out', outDir, '--quiet']);
     expect(outcome.exitCode).toBe(0);
-    for (const task of DEMO_TASKS) {
+    // A fan-out task runs two plans (the list, then one step per item): drawn below, with its program.
+    for (const task of DEMO_TASKS.filter((entry) =>
+      entry.calls.every((call) => call.forEach === undefined),
+    )) {
       const svg = readFileSync(join(outDir, `${task.id}-plan.svg`), 'utf8');
       assertWellFormedXml(svg);
       expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
@@ -251,6 +277,24 @@ describe('the demo, end to end offline', () => {
     expect(prices).toContain('data-step="globex" data-status="error"');
     expect(prices).toContain('data-step="convert" data-status="skipped"');
     expect(prices).toContain('skipped (globex failed)');
+
+    // Code mode: the program's calls drawn as steps under the code call, named by their order in the program; the
+    // list call started while the model was still writing the program (its argument a literal).
+    const program = readFileSync(join(outDir, 'invoices-code.svg'), 'utf8');
+    assertWellFormedXml(program);
+    const steps = [...program.matchAll(/<rect class="step[^"]*" data-step="([^"]+)" data-status="(\w+)"/g)];
+    // The list call started early (`early 1`): the program took its result as its first call; then one per invoice.
+    expect(steps.map((step) => [step[1], step[2]])).toEqual(
+      ['early 1', '#2', '#3', '#4', '#5', '#6'].map((id) => [id, 'success']),
+    );
+    expect(program).toMatch(/<rect class="step[^"]* early" data-step="early 1"/);
+    expect(program.match(/<rect class="model-call" data-model-call="\d+"/g)).toHaveLength(2);
+    const plans = readFileSync(join(outDir, 'invoices-plan.svg'), 'utf8');
+    expect(plans.match(/<rect class="model-call" data-model-call="\d+"/g)).toHaveLength(3);
+    expect([...plans.matchAll(/data-step="([^"]+)"/g)].map((match) => match[1])).toEqual([
+      'list',
+      ...[1, 2, 3, 4, 5].map((n) => `invoice_${n}`),
+    ]);
   });
 
   it('runs one task in one mode and prints the usage on --help', async () => {
@@ -309,7 +353,7 @@ describe('the demo, end to end offline', () => {
     const badMode = await demo(['--mode', 'reactt']);
     expect(badMode.exitCode).toBe(2);
     expect(badMode.stderr).toBe(
-      "org-demo: --mode: unknown value 'reactt' (did you mean 'react'?); expected react, native, plan.\n",
+      "org-demo: --mode: unknown value 'reactt' (did you mean 'react'?); expected react, native, plan, code.\n",
     );
     const badFlag = await demo(['--taks', 'weather']);
     expect(badFlag.exitCode).toBe(2);

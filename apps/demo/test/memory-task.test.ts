@@ -61,7 +61,7 @@ describe('the MCP task (server-memory over stdio)', () => {
       });
       expect(run.result.finishReason).toBe('final-answer');
       expect(run.result.text).toBe(EXPECTED_ANSWER);
-      expect(run.result.roundTrips).toBe({ react: 5, native: 3, plan: 2 }[mode]);
+      expect(run.result.roundTrips).toBe({ react: 5, native: 3, plan: 2, code: 2 }[mode]);
       expect(await settledChildProcesses()).toBe(before);
 
       // Every call went to the server, and its measured real time is on the clock beside the simulated model time.

@@ -46,7 +46,7 @@ describe('the typed task (orders → OrdersReport), offline', () => {
       });
       expect(run.answer).toBe(EXPECTED_ANSWER);
       // The analytic round trips: the typed answer takes the place of the text answer.
-      expect(run.result.roundTrips).toBe({ react: 6, native: 4, plan: 2 }[mode]);
+      expect(run.result.roundTrips).toBe({ react: 6, native: 4, plan: 2, code: 2 }[mode]);
       expect(model.requests.every((request) => request.responseFormat === undefined)).toBe(true);
       if (mode !== 'react') {
         expect(model.requests[0]?.tools?.map((tool) => tool.name)).toContain('final_answer');

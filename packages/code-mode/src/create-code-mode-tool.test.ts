@@ -1,11 +1,11 @@
 import type { RunEvent } from '@org/core';
 import { createToolPlanTool } from '@org/plan-executor';
 import { createReActPlanner, runAgent } from '@org/planner';
-import { createScriptedModel } from '@org/provider-scripted';
+import { countToolSpecTokens, createScriptedModel } from '@org/provider-scripted';
 import { defineTool, executeAction, ToolRegistry } from '@org/tools';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { shopTools } from './__fixtures__/shop-tools.js';
+import { add, getOrder, listOrders, shopTools } from './__fixtures__/shop-tools.js';
 import {
   CODE_MODE_RULES,
   CODE_MODE_TOOL_NAME,
@@ -48,6 +48,38 @@ describe('createCodeModeTool', () => {
     expect(() => createCodeModeTool({ tools: shopTools, limits: { maxToolCalls: -1 } })).toThrow(
       CodeModeOptionsError,
     );
+  });
+
+  it('costs no more tokens than the plan tool beside the native tools, and less than plan mode alone', () => {
+    // Three small tools, two with output schemas; counted with o200k_base over what a provider receives.
+    const tools = new ToolRegistry([listOrders, getOrder, add]);
+    const tokens = (tool: { name: string; description: string; inputSchema: unknown }): number =>
+      countToolSpecTokens({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema as Record<string, unknown>,
+      });
+    const plan = tokens(createToolPlanTool({ tools }));
+    const beside = createCodeModeTool({ tools, besideNativeTools: true });
+    const alone = createCodeModeTool({ tools });
+    const nativeSpecs = tools.specs().reduce((sum, spec) => sum + countToolSpecTokens(spec), 0);
+    expect({ plan, beside: tokens(beside), alone: tokens(alone), nativeSpecs }).toEqual({
+      plan: 150,
+      beside: 147,
+      alone: 159,
+      nativeSpecs: 97,
+    });
+    // Beside the native tools (where the plan tool always is), the code tool is the smaller; offered alone it carries
+    // the descriptions itself and still costs less than the plan tool with the native specs it relies on.
+    expect(tokens(beside)).toBeLessThanOrEqual(plan);
+    expect(tokens(alone)).toBeLessThan(plan + nativeSpecs);
+    // Nothing the model needs is lost: every function is declared with its types, and the rules name the tools.
+    expect(beside.description).toContain('Each function is the tool of that name.');
+    expect(beside.description).toContain(
+      'declare function get_order(args: { id: string }): Promise<{ id: string; total: number; paid: boolean }>;',
+    );
+    expect(beside.description).not.toContain('// One order by id.');
+    expect(alone.description).toContain('// One order by id.');
   });
 
   it('runs through executeAction: each call nested under the code call, with its events as the code call progress', async () => {

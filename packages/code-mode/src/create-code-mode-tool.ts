@@ -28,9 +28,14 @@ export const CODE_MODE_TOOL_NAME = 'run_code';
  * the tool. No double quotes (each costs an escape inside a provider's JSON).
  */
 export const CODE_MODE_RULES =
-  'Runs a TypeScript program (an async function body: await, return) calling the functions below. ' +
-  'Use Promise.all for independent calls; return a JSON value with what the answer needs. ' +
-  'No network, files or timers; console.log output is returned.';
+  'Runs TypeScript, an async function body calling the functions below: await, Promise.all for independent ' +
+  'calls, return the JSON the answer needs. No network, files or timers; console.log is returned.';
+
+/**
+ * What the rules add when the tools are also offered as native tools ({@link CodeModeToolOptions.besideNativeTools}):
+ * the model reads each tool's description in its own spec, so the declarations do not repeat it.
+ */
+const BESIDE_NATIVE_TOOLS = ' Each function is the tool of that name.';
 
 /** Options of {@link createCodeModeTool}. */
 export interface CodeModeToolOptions
@@ -41,6 +46,12 @@ export interface CodeModeToolOptions
   readonly onCodeResult?: (result: CodeResult, toolCallId: string) => void;
   /** Replaces the default description ({@link CODE_MODE_RULES} followed by the tools' declarations). */
   readonly description?: string;
+  /**
+   * The same tools are offered to the model as native tools beside the code tool (as plan mode's tool relies on):
+   * their descriptions are in their own specs, so the declarations leave them out and the rules say each function
+   * is the tool of its name. Default false: every declaration carries its tool's description as a comment.
+   */
+  readonly besideNativeTools?: boolean;
   /** The tool's name. Default {@link CODE_MODE_TOOL_NAME}. */
   readonly name?: string;
 }
@@ -76,7 +87,7 @@ function inputSchema(): JsonSchema {
  * await runAgent({ model, tools: agentTools, task: 'Total of the unpaid orders?' });
  */
 export function createCodeModeTool(options: CodeModeToolOptions): Tool {
-  const { onCodeResult, description, name, tools: givenTools, ...rest } = options;
+  const { onCodeResult, description, name, besideNativeTools, tools: givenTools, ...rest } = options;
   const tools = toolsOption(givenTools);
   // Checked now, so a bad limit fails where the tool is made, not at the model's first program.
   const limits: CodeLimits = resolveCodeLimits(rest.limits);
@@ -142,7 +153,11 @@ export function createCodeModeTool(options: CodeModeToolOptions): Tool {
 
   return defineTool({
     name: name ?? CODE_MODE_TOOL_NAME,
-    description: description ?? `${CODE_MODE_RULES}\n${declareTools(tools).declarations}`,
+    description:
+      description ??
+      (besideNativeTools === true
+        ? `${CODE_MODE_RULES}${BESIDE_NATIVE_TOOLS}\n${declareTools(tools, { descriptions: false }).declarations}`
+        : `${CODE_MODE_RULES}\n${declareTools(tools).declarations}`),
     input: inputSchema(),
     nestedTools: tools,
     // A whole program may start before the model's answer is complete only when none of its calls could be

@@ -39,7 +39,13 @@ const MAX_COMMENT_CHARACTERS = 200;
  * // // Current weather for a city.
  * // declare function get_weather(args: { city: string; unit?: "celsius" | "fahrenheit" }): Promise<unknown>;
  */
-export function declareTools(registry: ToolRegistry): ToolDeclarations {
+export function declareTools(
+  registry: ToolRegistry,
+  options: {
+    /** Each declaration after a one-line comment of its tool's description. Default true. */
+    readonly descriptions?: boolean;
+  } = {},
+): ToolDeclarations {
   const taken = new Set<string>();
   const functions: ProgramFunction[] = [];
   const lines: string[] = [];
@@ -47,7 +53,7 @@ export function declareTools(registry: ToolRegistry): ToolDeclarations {
     const identifier = identifierFor(registry.providerName(tool.name) ?? tool.name, taken);
     taken.add(identifier);
     functions.push({ identifier, toolName: tool.name });
-    const comment = oneLine(tool.description);
+    const comment = options.descriptions === false ? '' : oneLine(tool.description);
     if (comment !== '') lines.push(`// ${comment}`);
     const input = typeOf(tool.inputSchema, 0);
     // A tool without parameters is called as `name()`.

@@ -22,6 +22,7 @@ export {
 } from './scripted-model.js';
 export {
   createTaskScripts,
+  type TaskAggregate,
   type TaskCall,
   type TaskOutputs,
   type TaskScriptOptions,

@@ -4,6 +4,7 @@ import {
   createScriptedModel,
   createTaskScripts,
   InvalidScriptError,
+  ScriptMismatchError,
   type TaskCall,
   type TaskOutputs,
 } from './index.js';
@@ -336,5 +337,205 @@ describe('createTaskScripts', () => {
       expect(() => createTaskScripts({ calls: badCalls, answer })).toThrow(expect.objectContaining({ path }));
     }
     expect(() => createTaskScripts({ calls, answer, outputSteps: ['nope'] })).toThrow(InvalidScriptError);
+  });
+});
+
+describe('createTaskScripts: code mode, fan-outs and aggregates', () => {
+  const codeTool: ToolSpec = {
+    name: 'run_code',
+    description:
+      'Runs a program.\n// Searches.\ndeclare function search(args: { query: string }): Promise<unknown>;\n' +
+      'declare function sum(args: { values: number[] }): Promise<unknown>;\n' +
+      'declare function compare(args: { a: number; b: number }): Promise<unknown>;',
+    inputSchema: { type: 'object' },
+  };
+
+  it('code: one program from the declared functions, each call started once what it reads is ready', async () => {
+    const scripts = createTaskScripts({ calls, answer });
+    expect(scripts.roundTrips.code).toBe(2);
+    const model = createScriptedModel({ script: scripts.code });
+    const first = await model.generate({ messages: [task], tools: [...tools, codeTool] });
+    expect(first.toolCalls[0]?.toolName).toBe('run_code');
+    const { code } = JSON.parse(first.toolCalls[0]?.arguments ?? '') as { code: string };
+    expect(code.split('\n')).toEqual([
+      "const a1 = search({ query: 'a1' });",
+      "const a2 = search({ query: 'a2' });",
+      "const a3 = search({ query: 'a3' });",
+      "const b1 = search({ query: 'b1' });",
+      "const b2 = search({ query: 'b2' });",
+      "const b3 = search({ query: 'b3' });",
+      'const sumA = Promise.all([a1, a2, a3]).then(([a1, a2, a3]) => sum({ values: [a1.score, a2.score, a3.score] }));',
+      'const sumB = Promise.all([b1, b2, b3]).then(([b1, b2, b3]) => sum({ values: [b1.score, b2.score, b3.score] }));',
+      'const winner = Promise.all([sumA, sumB]).then(([sumA, sumB]) => compare({ a: sumA, b: sumB }));',
+      'return { winner: await winner };',
+    ]);
+    // Output tokens are the program's, counted like any tool call.
+    expect(first.usage.outputTokens).toBeGreaterThan(50);
+    const history: Message[] = [
+      task,
+      { role: 'assistant', content: '', toolCalls: first.toolCalls },
+      {
+        role: 'tool',
+        toolCallId: first.toolCalls[0]?.id ?? '',
+        toolName: 'run_code',
+        content: JSON.stringify({ status: 'success', summary: '9 calls', value: { winner: 'B' } }),
+      },
+    ];
+    expect((await model.generate({ messages: history, tools: [...tools, codeTool] })).text).toBe('winner: B');
+  });
+
+  it('code: after a failed program, the failed call under its id (matched by tool and arguments)', async () => {
+    const model = createScriptedModel({ script: createTaskScripts({ calls, answer }).code });
+    const first = await model.generate({ messages: [task], tools: [codeTool] });
+    const result = {
+      status: 'error',
+      failedCalls: { '#2 search': { status: 'error', message: 'down', args: { query: 'a2' } } },
+      tookEffect: { '#1 search': { score: 1 } },
+    };
+    const history: Message[] = [
+      task,
+      { role: 'assistant', content: '', toolCalls: first.toolCalls },
+      {
+        role: 'tool',
+        toolCallId: first.toolCalls[0]?.id ?? '',
+        toolName: 'run_code',
+        content: JSON.stringify(result),
+      },
+    ];
+    expect((await model.generate({ messages: history, tools: [codeTool] })).text).toBe('failed: a2');
+  });
+
+  it('code: a request without the code tool, or a tool it does not declare, is a ScriptMismatchError', async () => {
+    const scripts = createTaskScripts({ calls, answer });
+    await expect(
+      createScriptedModel({ script: scripts.code }).generate({ messages: [task], tools }),
+    ).rejects.toThrow(ScriptMismatchError);
+    const partial = { ...codeTool, description: 'declare function search(args: {}): Promise<unknown>;' };
+    await expect(
+      createScriptedModel({ script: scripts.code }).generate({ messages: [task], tools: [partial] }),
+    ).rejects.toThrow(/declares no function for it/);
+  });
+
+  // List the orders, fetch each, total the unpaid ones: a list, then each item, then an aggregate.
+  const orders: Record<string, { total: number; paid: boolean }> = {
+    o1: { total: 10, paid: true },
+    o2: { total: 25, paid: false },
+    o3: { total: 7, paid: false },
+  };
+  const fanOut = {
+    calls: [
+      { id: 'list', toolName: 'list_orders', arguments: {} },
+      { id: 'order', toolName: 'get_order', forEach: '$ref:list.ids', arguments: { id: '$item' } },
+    ],
+    aggregates: [
+      { id: 'unpaid', of: '$ref:order', where: { paid: false }, reduce: { sum: 'total' } } as const,
+    ],
+    answer: ({ outputs }: TaskOutputs) => `unpaid: ${String(outputs.unpaid)}`,
+  };
+  const shopTools = [tool('list_orders'), tool('get_order'), tool('execute_tool_plan')];
+  const reply = (id: string, name: string, content: unknown): Message => ({
+    role: 'tool',
+    toolCallId: id,
+    toolName: name,
+    content: JSON.stringify(content),
+  });
+
+  it('fan-out: analytic counts, and native makes each item call once the list is observed', async () => {
+    const scripts = createTaskScripts(fanOut);
+    expect(scripts).toMatchObject({ depth: 2, roundTrips: { native: 3, plan: 3, code: 2 } });
+    const model = createScriptedModel({ script: scripts.native });
+    const history: Message[] = [task];
+    const first = await model.generate({ messages: history, tools: shopTools });
+    expect(first.toolCalls.map((call) => call.toolName)).toEqual(['list_orders']);
+    history.push(
+      { role: 'assistant', content: '', toolCalls: first.toolCalls },
+      reply('list', 'list_orders', { ids: ['o1', 'o2', 'o3'] }),
+    );
+    const second = await model.generate({ messages: history, tools: shopTools });
+    expect(second.toolCalls.map((call) => [call.id, JSON.parse(call.arguments)])).toEqual([
+      ['order_1', { id: 'o1' }],
+      ['order_2', { id: 'o2' }],
+      ['order_3', { id: 'o3' }],
+    ]);
+    history.push({ role: 'assistant', content: '', toolCalls: second.toolCalls });
+    for (const call of second.toolCalls) {
+      const id = JSON.parse(call.arguments).id as string;
+      history.push(reply(call.id, 'get_order', { id, ...orders[id] }));
+    }
+    expect((await model.generate({ messages: history, tools: shopTools })).text).toBe('unpaid: 32');
+  });
+
+  it('fan-out: plan mode plans the list, then one step per item, then answers', async () => {
+    const model = createScriptedModel({ script: createTaskScripts(fanOut).plan });
+    const history: Message[] = [task];
+    const first = await model.generate({ messages: history, tools: shopTools });
+    expect(JSON.parse(first.toolCalls[0]?.arguments ?? '')).toEqual({ steps: { list: { list_orders: {} } } });
+    history.push(
+      { role: 'assistant', content: '', toolCalls: first.toolCalls },
+      reply(first.toolCalls[0]?.id ?? '', 'execute_tool_plan', {
+        status: 'success',
+        results: { list: { ids: ['o2', 'o3'] } },
+      }),
+    );
+    const second = await model.generate({ messages: history, tools: shopTools });
+    expect(JSON.parse(second.toolCalls[0]?.arguments ?? '')).toEqual({
+      steps: { order_1: { get_order: { id: 'o2' } }, order_2: { get_order: { id: 'o3' } } },
+    });
+    history.push(
+      { role: 'assistant', content: '', toolCalls: second.toolCalls },
+      reply(second.toolCalls[0]?.id ?? '', 'execute_tool_plan', {
+        status: 'success',
+        results: { order_1: { id: 'o2', ...orders.o2 }, order_2: { id: 'o3', ...orders.o3 } },
+      }),
+    );
+    expect((await model.generate({ messages: history, tools: shopTools })).text).toBe('unpaid: 32');
+  });
+
+  it('fan-out: ReAct makes one call per item, then answers with the aggregate', async () => {
+    const model = createScriptedModel({
+      script: createTaskScripts(fanOut).react,
+      capabilities: { toolCalls: false },
+    });
+    const history: Message[] = [task];
+    const outputs = [{ ids: ['o1', 'o2'] }, { id: 'o1', ...orders.o1 }, { id: 'o2', ...orders.o2 }];
+    for (const output of outputs) {
+      const decision = JSON.parse((await model.generate({ messages: history })).text);
+      expect(decision.type).toBe('call_tool');
+      history.push(
+        { role: 'assistant', content: JSON.stringify(decision) },
+        { role: 'user', content: `Observation: ${JSON.stringify(output)}` },
+      );
+    }
+    expect(JSON.parse((await model.generate({ messages: history })).text).answer).toBe('unpaid: 25');
+  });
+
+  it('fan-out: code mode loops over the list, aggregates in the program and returns the aggregate', async () => {
+    const codeShop: ToolSpec = {
+      name: 'run_code',
+      description:
+        'declare function list_orders(args?: {}): Promise<unknown>;\ndeclare function get_order(args: { id: string }): Promise<unknown>;',
+      inputSchema: { type: 'object' },
+    };
+    const model = createScriptedModel({ script: createTaskScripts(fanOut).code });
+    const first = await model.generate({ messages: [task], tools: [codeShop] });
+    expect(JSON.parse(first.toolCalls[0]?.arguments ?? '').code.split('\n')).toEqual([
+      'const list = list_orders({});',
+      'const order = list.then((list) => Promise.all(list.ids.map((item) => get_order({ id: item }))));',
+      'const unpaid = (await order).filter((item) => item.paid === false).reduce((sum, item) => sum + item.total, 0);',
+      'return { unpaid };',
+    ]);
+  });
+
+  it('rejects a fan-out or aggregate that is not one reference to an earlier call', () => {
+    expect(() =>
+      createTaskScripts({ calls: [{ id: 'a', toolName: 't', forEach: 'list', arguments: {} }], answer }),
+    ).toThrow(InvalidScriptError);
+    expect(() =>
+      createTaskScripts({
+        calls: fanOut.calls,
+        aggregates: [{ id: 'x', of: '$ref:nope', reduce: 'count' }],
+        answer,
+      }),
+    ).toThrow(/not an earlier call/);
   });
 });
