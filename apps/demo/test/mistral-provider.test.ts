@@ -1,10 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type DemoOutcome, runDemo, WEATHER } from '../src/index.js';
+import { type DemoOutcome, ordersTask, runDemo, WEATHER } from '../src/index.js';
 
 // A fake of Mistral's chat completions on 127.0.0.1 that answers the weather task as a model with parallel calls
-// would, streaming SSE chunks with each call whole in one delta, as Mistral does. Like the real API it refuses a
+// would, and the orders task in plan mode as a model with `response_format: json_schema` would (the whole plan in
+// one call, then the report as JSON computed from the plan's result), streaming SSE chunks with each call whole in
+// one delta, as Mistral does. Like the real API it refuses a
 // tool-call id that is not nine letters or digits, and a tool message without the function name, so the demo's
 // --provider mistral path is checked end to end through the adapter and the real @mistralai/mistralai SDK.
 
@@ -21,9 +23,17 @@ interface RequestBody {
   messages: WireMessage[];
   tools?: { function: { name: string } }[];
   stream?: boolean;
+  response_format?: { type?: string; json_schema?: { name?: string } };
 }
 
-const requests: { model: string; tools: string[]; results: number; stream: boolean }[] = [];
+const requests: {
+  model: string;
+  tools: string[];
+  results: number;
+  stream: boolean;
+  /** `type:name` of the response format asked for. */
+  format?: string;
+}[] = [];
 let server: Server;
 let serverURL = '';
 
@@ -33,6 +43,47 @@ const call = (id: string, name: string, args: unknown) => ({
   type: 'function',
   function: { name, arguments: JSON.stringify(args) },
 });
+
+/** Plan mode: the whole plan in one call, then the report, as the JSON the response format asks for. */
+function ordersAnswer(
+  messages: WireMessage[],
+  tools: string[],
+): { text: string; calls: ReturnType<typeof call>[] } {
+  const results = messages.filter((message) => message.role === 'tool');
+  if (results.length === 0) {
+    if (!tools.includes('execute_tool_plan')) return { text: 'I have no way to run a plan.', calls: [] };
+    const steps = ordersTask.calls.map((taskCall) => ({
+      id: taskCall.id,
+      tool: taskCall.toolName,
+      arguments: taskCall.arguments,
+    }));
+    return {
+      text: '',
+      calls: [call('plan00001', 'execute_tool_plan', { steps, output_steps: ['search', 'analysis'] })],
+    };
+  }
+  const { results: plan } = JSON.parse(String(results[0]?.content)) as {
+    results: {
+      search: { customer: string; orders: { id: string }[] };
+      analysis: {
+        count: number;
+        totalAmountEUR: number;
+        averageDaysLate: number;
+        worstCarrier: string;
+        worstCarrierLateDays: number;
+      };
+    };
+  };
+  const report = {
+    customer: plan.search.customer,
+    orderIds: plan.search.orders.map((order) => order.id),
+    delayedOrders: plan.analysis.count,
+    totalAmountEUR: plan.analysis.totalAmountEUR,
+    averageDaysLate: plan.analysis.averageDaysLate,
+    worstCarrier: { name: plan.analysis.worstCarrier, lateDays: plan.analysis.worstCarrierLateDays },
+  };
+  return { text: JSON.stringify(report), calls: [] };
+}
 
 /** The weather task: every city at once, then the comparison, then the answer. */
 function answer(messages: WireMessage[]): { text: string; calls: ReturnType<typeof call>[] } {
@@ -82,13 +133,21 @@ function respond(body: RequestBody, response: ServerResponse): void {
     return;
   }
   const results = body.messages.filter((message) => message.role === 'tool').length;
+  const tools = (body.tools ?? []).map((tool) => tool.function.name);
+  const format =
+    body.response_format?.type === undefined
+      ? undefined
+      : `${body.response_format.type}:${body.response_format.json_schema?.name}`;
   requests.push({
     model: body.model,
-    tools: (body.tools ?? []).map((tool) => tool.function.name),
+    tools,
     results,
     stream: body.stream === true,
+    ...(format === undefined ? {} : { format }),
   });
-  const { text, calls } = answer(body.messages);
+  const { text, calls } = tools.includes('search_orders')
+    ? ordersAnswer(body.messages, tools)
+    : answer(body.messages);
   const usage = {
     prompt_tokens: 100 + 40 * results,
     completion_tokens: 20,
@@ -196,5 +255,39 @@ describe('--provider mistral, against a local fake of the chat completions API',
     expect(run?.result.text).toBe('Madrid is warmest, Oslo coldest.');
     expect(run?.result.roundTrips).toBe(3);
     expect(stdout).not.toContain('mistral-test-key-0123456789');
+  });
+
+  it('runs the orders task in plan mode: one plan call, then the typed answer as native structured output', async () => {
+    const { stdout, stderr, ...outcome } = await demo(['--task', 'orders', '--mode', 'plan']);
+    expect(stderr).toBe('');
+    expect(outcome.exitCode).toBe(0);
+    // Two model calls: the plan, then the report; both ask for the schema natively, no final_answer tool offered.
+    expect(requests.map(({ results, stream, format }) => ({ results, stream, format }))).toEqual([
+      { results: 0, stream: true, format: 'json_schema:final_answer' },
+      { results: 1, stream: true, format: 'json_schema:final_answer' },
+    ]);
+    expect(requests[0]?.tools).toContain('execute_tool_plan');
+    for (const request of requests) expect(request.tools).not.toContain('final_answer');
+    const run = outcome.runs[0];
+    expect(run?.result.roundTrips).toBe(2);
+    expect(run?.result.output).toEqual({
+      customer: 'ACME',
+      orderIds: ['A-1042', 'A-1057', 'A-1063'],
+      delayedOrders: 3,
+      totalAmountEUR: 4130,
+      averageDaysLate: 5.7,
+      worstCarrier: { name: 'Rapid Freight', lateDays: 15 },
+    });
+    expect(run?.typedOutput?.route).toBe('native structured output');
+    expect(stdout).toContain(
+      'answer: ACME has 3 delayed orders worth €4130, 5.7 days late on average; Rapid Freight accounts for the most late days (15).',
+    );
+    expect(run?.plans[0]?.steps.map((step) => [step.id, step.status])).toEqual([
+      ['search', 'success'],
+      ['order1', 'success'],
+      ['order2', 'success'],
+      ['order3', 'success'],
+      ['analysis', 'success'],
+    ]);
   });
 });
