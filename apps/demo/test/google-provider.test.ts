@@ -1,7 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type DemoOutcome, ordersTask, runDemo, WEATHER } from '../src/index.js';
+import { ordersTask, WEATHER } from '../src/index.js';
+import { type CapturedDemo, type FakeServer, runDemoCaptured, startFakeServer } from './provider-fakes.js';
 
 // A fake Gemini API on 127.0.0.1 (`:generateContent` and `:streamGenerateContent?alt=sse`). It answers the weather
 // task as Gemini 3 would, from the function responses it receives: the four cities' calls in one chunk each (with
@@ -22,8 +22,7 @@ const requests: {
   /** The response MIME type asked for, with `+schema` when a JSON Schema came with it. */
   format?: string;
 }[] = [];
-let server: Server;
-let baseURL = '';
+let server: FakeServer;
 
 function functionResponses(contents: Json[]): Json[] {
   const last = contents.at(-1);
@@ -170,54 +169,34 @@ function answer(model: string, stream: boolean, body: Json, response: ServerResp
 }
 
 beforeAll(async () => {
-  server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    let text = '';
-    request.on('data', (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-    });
-    request.on('end', () => {
-      const route = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent\?alt=sse)$/.exec(
-        request.url ?? '',
+  server = await startFakeServer((request, text, response) => {
+    const route = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent\?alt=sse)$/.exec(
+      request.url ?? '',
+    );
+    if (
+      request.method !== 'POST' ||
+      route === null ||
+      request.headers['x-goog-api-key'] !== 'gemini-test-key'
+    ) {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({ error: { code: 404, message: `no route ${request.url}`, status: 'NOT_FOUND' } }),
       );
-      if (
-        request.method !== 'POST' ||
-        route === null ||
-        request.headers['x-goog-api-key'] !== 'gemini-test-key'
-      ) {
-        response.writeHead(404, { 'content-type': 'application/json' });
-        response.end(
-          JSON.stringify({ error: { code: 404, message: `no route ${request.url}`, status: 'NOT_FOUND' } }),
-        );
-        return;
-      }
-      answer(route[1] ?? '', route[2] !== 'generateContent', JSON.parse(text) as Json, response);
-    });
+      return;
+    }
+    answer(route[1] ?? '', route[2] !== 'generateContent', JSON.parse(text) as Json, response);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => server.close());
 beforeEach(() => {
   requests.length = 0;
 });
 
-async function demo(argv: readonly string[]): Promise<DemoOutcome & { stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const outcome = await runDemo(['--provider', 'google', '--model', 'gemini-test', ...argv], {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    environment: { GEMINI_API_KEY: 'gemini-test-key', GOOGLE_GEMINI_BASE_URL: baseURL },
-    cwd: process.cwd(),
+function demo(argv: readonly string[]): Promise<CapturedDemo> {
+  return runDemoCaptured(['--provider', 'google', '--model', 'gemini-test', ...argv], {
+    GEMINI_API_KEY: 'gemini-test-key',
+    GOOGLE_GEMINI_BASE_URL: server.origin,
   });
-  return { ...outcome, stdout, stderr };
 }
 
 describe('--provider google, against a local fake of the Gemini API', () => {

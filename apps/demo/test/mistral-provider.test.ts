@@ -1,7 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type DemoOutcome, ordersTask, runDemo, WEATHER } from '../src/index.js';
+import { ordersTask, WEATHER } from '../src/index.js';
+import { type CapturedDemo, type FakeServer, runDemoCaptured, startFakeServer } from './provider-fakes.js';
 
 // A fake of Mistral's chat completions on 127.0.0.1 that answers the weather task as a model with parallel calls
 // would, and the orders task in plan mode as a model with `response_format: json_schema` would (the whole plan in
@@ -34,8 +34,7 @@ const requests: {
   /** `type:name` of the response format asked for. */
   format?: string;
 }[] = [];
-let server: Server;
-let serverURL = '';
+let server: FakeServer;
 
 const ID = /^[a-zA-Z0-9]{9}$/;
 const call = (id: string, name: string, args: unknown) => ({
@@ -195,45 +194,25 @@ function respond(body: RequestBody, response: ServerResponse): void {
 }
 
 beforeAll(async () => {
-  server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    let text = '';
-    request.on('data', (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-    });
-    request.on('end', () => {
-      if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
-        response.writeHead(404, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ object: 'error', message: `no route ${request.url}` }));
-        return;
-      }
-      respond(JSON.parse(text) as RequestBody, response);
-    });
+  server = await startFakeServer((request, text, response) => {
+    if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ object: 'error', message: `no route ${request.url}` }));
+      return;
+    }
+    respond(JSON.parse(text) as RequestBody, response);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  serverURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => server.close());
 beforeEach(() => {
   requests.length = 0;
 });
 
-async function demo(argv: readonly string[]): Promise<DemoOutcome & { stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const outcome = await runDemo(['--provider', 'mistral', '--model', 'mistral-test', ...argv], {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    environment: { MISTRAL_API_KEY: 'mistral-test-key-0123456789', MISTRAL_SERVER_URL: serverURL },
-    cwd: process.cwd(),
+function demo(argv: readonly string[]): Promise<CapturedDemo> {
+  return runDemoCaptured(['--provider', 'mistral', '--model', 'mistral-test', ...argv], {
+    MISTRAL_API_KEY: 'mistral-test-key-0123456789',
+    MISTRAL_SERVER_URL: server.origin,
   });
-  return { ...outcome, stdout, stderr };
 }
 
 describe('--provider mistral, against a local fake of the chat completions API', () => {

@@ -1,7 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type DemoOutcome, ordersTask, runDemo, WEATHER } from '../src/index.js';
+import { ordersTask, WEATHER } from '../src/index.js';
+import { type CapturedDemo, type FakeServer, runDemoCaptured, startFakeServer } from './provider-fakes.js';
 
 // A fake OpenAI Responses API on 127.0.0.1. It answers the weather task as a model with native parallel calls would,
 // and the orders task as a model in plan mode with native structured output would, from the function outputs it
@@ -40,8 +40,7 @@ type OutputItem =
     };
 
 const requests: { model: string; tools: string[]; outputs: number; stream: boolean; format?: string }[] = [];
-let server: Server;
-let baseURL = '';
+let server: FakeServer;
 
 const call = (id: string, name: string, args: unknown): OutputItem => ({
   type: 'function_call',
@@ -174,45 +173,25 @@ function answer(body: RequestBody, response: ServerResponse): void {
 }
 
 beforeAll(async () => {
-  server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    let text = '';
-    request.on('data', (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-    });
-    request.on('end', () => {
-      if (request.method !== 'POST' || request.url !== '/v1/responses') {
-        response.writeHead(404, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ error: { message: `no route ${request.url}` } }));
-        return;
-      }
-      answer(JSON.parse(text) as RequestBody, response);
-    });
+  server = await startFakeServer((request, text, response) => {
+    if (request.method !== 'POST' || request.url !== '/v1/responses') {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: `no route ${request.url}` } }));
+      return;
+    }
+    answer(JSON.parse(text) as RequestBody, response);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => server.close());
 beforeEach(() => {
   requests.length = 0;
 });
 
-async function demo(argv: readonly string[]): Promise<DemoOutcome & { stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const outcome = await runDemo(['--provider', 'openai', '--model', 'gpt-test', ...argv], {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    environment: { OPENAI_API_KEY: 'sk-test-0123456789', OPENAI_BASE_URL: baseURL },
-    cwd: process.cwd(),
+function demo(argv: readonly string[]): Promise<CapturedDemo> {
+  return runDemoCaptured(['--provider', 'openai', '--model', 'gpt-test', ...argv], {
+    OPENAI_API_KEY: 'sk-test-0123456789',
+    OPENAI_BASE_URL: `${server.origin}/v1`,
   });
-  return { ...outcome, stdout, stderr };
 }
 
 describe('--provider openai, against a local fake of the Responses API', () => {

@@ -2,76 +2,12 @@
 // Completions server-sent events): the model writes one program in a `run_code` call, and a call of an eager tool
 // with literal arguments starts while the program is still streaming, before the stream of the answer ends. The
 // program then takes that call's result instead of making it again.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { CODE_MODE_TOOL_NAME, type CodeResult, closeCodeSandboxes, createCodeModeTool } from '@org/code-mode';
 import { runAgent } from '@org/planner';
-import { createOpenAI } from '@org/provider-openai';
 import { defineTool, ToolRegistry } from '@org/tools';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-
-/** One streamed answer: its chunks (each a `choices[0].delta`), and the finish reason. */
-interface StreamedAnswer {
-  readonly deltas: readonly Record<string, unknown>[];
-  readonly finishReason: 'tool_calls' | 'stop';
-}
-
-/** A Chat Completions server streaming each queued answer one chunk every `gapMs`; it records when each ended. */
-async function startSlowServer(answers: StreamedAnswer[], gapMs: number) {
-  const ended: number[] = [];
-  const requests: Record<string, unknown>[] = [];
-  const server: Server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => {
-      body += chunk.toString('utf8');
-    });
-    request.on('end', async () => {
-      requests.push(JSON.parse(body) as Record<string, unknown>);
-      const answer = answers.shift();
-      if (answer === undefined) {
-        response.writeHead(500, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ error: { message: 'nothing queued', type: 'server_error' } }));
-        return;
-      }
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const chunk = (choice: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-        `data: ${JSON.stringify({ id: 'chatcmpl-e2e', object: 'chat.completion.chunk', created: 1, model: 'gpt-e2e', choices: [choice], ...extra })}\n\n`;
-      for (const delta of answer.deltas) {
-        response.write(chunk({ index: 0, delta, finish_reason: null }));
-        await new Promise((resolve) => setTimeout(resolve, gapMs));
-      }
-      response.write(chunk({ index: 0, delta: {}, finish_reason: answer.finishReason }));
-      response.write(
-        `data: ${JSON.stringify({ id: 'chatcmpl-e2e', object: 'chat.completion.chunk', created: 1, model: 'gpt-e2e', choices: [], usage: { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 } })}\n\n`,
-      );
-      response.write('data: [DONE]\n\n');
-      ended.push(Date.now());
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
-    ended,
-    requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** The deltas that write one tool call: its id and name first, then its arguments in pieces of `size` characters. */
-function callDeltas(index: number, id: string, name: string, args: string, size: number) {
-  const deltas: Record<string, unknown>[] = [
-    { tool_calls: [{ index, id, type: 'function', function: { name, arguments: '' } }] },
-  ];
-  for (let at = 0; at < args.length; at += size) {
-    deltas.push({ tool_calls: [{ index, function: { arguments: args.slice(at, at + size) } }] });
-  }
-  return deltas;
-}
-
-const textDeltas = (text: string) => text.split(/(?<= )/).map((content) => ({ content }));
+import { callDeltas, slowServerModel, startSlowServer, textDeltas } from './support/slow-sse-server.js';
 
 let close: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -126,12 +62,7 @@ describe('code mode through the openai SDK', () => {
       10,
     );
     close = server.close;
-    const model = createOpenAI({ apiKey: 'sk-e2e-test-key', baseURL: server.baseURL, maxRetries: 0 })(
-      'gpt-e2e',
-      {
-        api: 'chat',
-      },
-    );
+    const model = slowServerModel(server);
     const results: CodeResult[] = [];
     const events: string[] = [];
     const result = await runAgent({

@@ -1,76 +1,12 @@
 // The streaming loop end to end, through the real `openai` SDK against a local server that streams its answers
 // slowly (Chat Completions server-sent events): an eager tool call, and the steps of a plan, start while the model
 // is still writing, before the stream ends.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createToolPlanTool } from '@org/plan-executor';
 import { runAgent } from '@org/planner';
-import { createOpenAI } from '@org/provider-openai';
 import { defineTool, ToolRegistry } from '@org/tools';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-
-/** One streamed answer: its chunks (each a `choices[0].delta`), and the finish reason. */
-interface StreamedAnswer {
-  readonly deltas: readonly Record<string, unknown>[];
-  readonly finishReason: 'tool_calls' | 'stop';
-}
-
-/** A Chat Completions server streaming each queued answer one chunk every `gapMs`; it records when each ended. */
-async function startSlowServer(answers: StreamedAnswer[], gapMs: number) {
-  const ended: number[] = [];
-  const requests: Record<string, unknown>[] = [];
-  const server: Server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => {
-      body += chunk.toString('utf8');
-    });
-    request.on('end', async () => {
-      requests.push(JSON.parse(body) as Record<string, unknown>);
-      const answer = answers.shift();
-      if (answer === undefined) {
-        response.writeHead(500, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ error: { message: 'nothing queued', type: 'server_error' } }));
-        return;
-      }
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const chunk = (choice: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-        `data: ${JSON.stringify({ id: 'chatcmpl-e2e', object: 'chat.completion.chunk', created: 1, model: 'gpt-e2e', choices: [choice], ...extra })}\n\n`;
-      for (const delta of answer.deltas) {
-        response.write(chunk({ index: 0, delta, finish_reason: null }));
-        await new Promise((resolve) => setTimeout(resolve, gapMs));
-      }
-      response.write(chunk({ index: 0, delta: {}, finish_reason: answer.finishReason }));
-      response.write(
-        `data: ${JSON.stringify({ id: 'chatcmpl-e2e', object: 'chat.completion.chunk', created: 1, model: 'gpt-e2e', choices: [], usage: { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 } })}\n\n`,
-      );
-      response.write('data: [DONE]\n\n');
-      ended.push(Date.now());
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
-    ended,
-    requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** The deltas that write one tool call: its id and name first, then its arguments in pieces of `size` characters. */
-function callDeltas(index: number, id: string, name: string, args: string, size: number) {
-  const deltas: Record<string, unknown>[] = [
-    { tool_calls: [{ index, id, type: 'function', function: { name, arguments: '' } }] },
-  ];
-  for (let at = 0; at < args.length; at += size) {
-    deltas.push({ tool_calls: [{ index, function: { arguments: args.slice(at, at + size) } }] });
-  }
-  return deltas;
-}
-
-const textDeltas = (text: string) => text.split(/(?<= )/).map((content) => ({ content }));
+import { callDeltas, slowServerModel, startSlowServer, textDeltas } from './support/slow-sse-server.js';
 
 function searchTool(started: { query: string; at: number }[]) {
   return defineTool({
@@ -109,12 +45,7 @@ describe('the streaming loop through the openai SDK', () => {
       15,
     );
     close = server.close;
-    const model = createOpenAI({ apiKey: 'sk-e2e-test-key', baseURL: server.baseURL, maxRetries: 0 })(
-      'gpt-e2e',
-      {
-        api: 'chat',
-      },
-    );
+    const model = slowServerModel(server);
     const result = await runAgent({ model, tools: [searchTool(started)], task: 'Score alpha and beta.' });
     expect(result.text).toBe('alpha scores 5, beta 4.');
     expect(started.map((start) => start.query)).toEqual(['alpha', 'beta']);
@@ -145,12 +76,7 @@ describe('the streaming loop through the openai SDK', () => {
       10,
     );
     close = server.close;
-    const model = createOpenAI({ apiKey: 'sk-e2e-test-key', baseURL: server.baseURL, maxRetries: 0 })(
-      'gpt-e2e',
-      {
-        api: 'chat',
-      },
-    );
+    const model = slowServerModel(server);
     const events: string[] = [];
     const result = await runAgent({
       model,
