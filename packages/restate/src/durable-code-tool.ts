@@ -5,12 +5,10 @@ import {
   type ExecuteActionOptions,
   executeAction,
   type Tool,
-  type ToolObservation,
   type ToolRegistry,
   type ToolRunView,
 } from '@org/tools';
 import type { DurableRuntime } from './durable-runtime.js';
-import { journaledObservation } from './journal-values.js';
 
 /**
  * What a durable run may configure of code mode: the code tool's options that keep a replay deterministic. Not
@@ -85,19 +83,15 @@ export function durableCodeTool(options: DurableCodeToolOptions): Tool {
     // every call of a replayed program too (as a plan's step events are).
     onEvent?.({ type: 'tool-call-started', timestamp: runtime.clock.now(), action });
     const settings = { ...callOptions(Date.now), signal: callSignal };
-    const journaled = await runtime.journal(
+    const observation = await runtime.journalToolCall(
       `code call ${action.id} (${action.toolName})`,
-      async () => {
-        const observation = await executeAction(registry, action, {
+      () =>
+        executeAction(registry, action, {
           ...settings,
           ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-        });
-        return { observation: journaledObservation(observation), at: Date.now() };
-      },
-      { maxRetryAttempts: CALL_ATTEMPTS },
+        }),
+      CALL_ATTEMPTS,
     );
-    runtime.clock.advanceTo(journaled.at);
-    const observation: ToolObservation = journaled.observation;
     onEvent?.({ type: 'tool-call-finished', timestamp: runtime.clock.now(), observation });
     return observation;
   };

@@ -4,7 +4,7 @@ import type { ToolObservation, ToolRunView } from '@org/tools';
 import { CancelledError, type RunOptions, TerminalError } from '@restatedev/restate-sdk';
 import type { DurableRuntime } from './durable-runtime.js';
 import { DurableModelCallError } from './errors.js';
-import { journaledModelResponse, journaledObservation } from './journal-values.js';
+import { journaledModelResponse } from './journal-values.js';
 import { mapInOrder } from './map-in-order.js';
 import { fromEngineFailure, toEngineFailure } from './model-call-failure.js';
 import type { DurableRetryPolicy } from './restate-agent-types.js';
@@ -65,21 +65,18 @@ export function durableRunEffects(options: DurableRunEffectsOptions): RunEffects
     action: Action,
     context: ToolExecutorContext,
   ): Promise<ToolObservation> => {
-    const journaled = await runtime.journal(
+    return runtime.journalToolCall(
       `tool ${action.toolName} (${action.id})`,
       async () => {
-        // Measured on the wall clock: this runs once, and what it measures is journaled with it.
         const [observation] = await defaultToolExecutor.execute([action], {
           ...context,
           signal: runtime.callSignal(context.signal),
           now: Date.now,
         });
-        return { observation: journaledObservation(observation as ToolObservation), at: Date.now() };
+        return observation as ToolObservation;
       },
-      { maxRetryAttempts: TOOL_CALL_ATTEMPTS },
+      TOOL_CALL_ATTEMPTS,
     );
-    runtime.clock.advanceTo(journaled.at);
-    return journaled.observation;
   };
 
   return {

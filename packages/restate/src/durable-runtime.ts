@@ -1,6 +1,8 @@
+import type { ToolObservation } from '@org/tools';
 import { type RunOptions, serde, TerminalError, type WorkflowContext } from '@restatedev/restate-sdk';
 import { CompletionSequencer } from './completion-sequencer.js';
 import { JournalClock } from './journal-clock.js';
+import { journaledObservation } from './journal-values.js';
 import { strictJsonSerde } from './strict-json-serde.js';
 
 const JSON_SERDE = strictJsonSerde<unknown>();
@@ -49,6 +51,25 @@ export class DurableRuntime {
     return this.#sequencer.await(
       options === undefined ? this.ctx.run(name, action) : this.ctx.run(name, action, options),
     );
+  }
+
+  /**
+   * Runs one tool call as a journaled step named `name`: its observation is journaled with the wall-clock time it
+   * ended, and the journal's clock moves there (live and on replay alike). `execute` measures on the wall clock: it
+   * runs once, and what it measures is journaled with it.
+   */
+  async journalToolCall(
+    name: string,
+    execute: () => Promise<ToolObservation>,
+    maxRetryAttempts: number,
+  ): Promise<ToolObservation> {
+    const journaled = await this.journal(
+      name,
+      async () => ({ observation: journaledObservation(await execute()), at: Date.now() }),
+      { maxRetryAttempts },
+    );
+    this.clock.advanceTo(journaled.at);
+    return journaled.observation;
   }
 
   /** Calls a handler of another Restate service (a durable call: sent once, its answer journaled), raw bytes back. */

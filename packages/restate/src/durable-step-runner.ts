@@ -2,7 +2,6 @@ import type { StepObservation, StepRunner } from '@org/plan-executor';
 import type { AgentHooks } from '@org/planner';
 import { type ExecuteActionOptions, executeAction, type ToolRegistry, type ToolRunView } from '@org/tools';
 import type { DurableRuntime } from './durable-runtime.js';
-import { journaledObservation } from './journal-values.js';
 
 /** Options of {@link durableStepRunner}: the run's tools and the settings each step runs with. */
 export interface DurableStepRunnerOptions {
@@ -51,19 +50,15 @@ export function durableStepRunner(options: DurableStepRunnerOptions): StepRunner
         return executeAction(registry, action, { ...callOptions(runtime.clock.now), signal: stepSignal });
       }
       const settings = { ...callOptions(Date.now), signal: stepSignal };
-      const journaled = await runtime.journal(
+      return runtime.journalToolCall(
         `plan step ${action.id} (${action.toolName})`,
-        async () => {
-          const observation = await executeAction(registry, action, {
+        () =>
+          executeAction(registry, action, {
             ...settings,
             ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-          });
-          return { observation: journaledObservation(observation), at: Date.now() };
-        },
-        { maxRetryAttempts: STEP_ATTEMPTS },
+          }),
+        STEP_ATTEMPTS,
       );
-      runtime.clock.advanceTo(journaled.at);
-      return journaled.observation;
     },
   };
 }
