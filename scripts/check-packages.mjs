@@ -8,7 +8,8 @@
 //   attw     @arethetypeswrong/cli on that tarball, profile esm-only
 //   install  the tarball ALONE in an empty temp project (outside the repo) with `npm install`: only the
 //            package's declared peers from the npm registry, and its internal @org/* dependencies from their
-//            own packed tarballs (they are not on the registry)
+//            own packed tarballs (they are not on the registry). Every external package is pinned to the
+//            version the workspace lockfile resolved (lib/locked-tree.mjs says why)
 //   types    the installed .d.ts files type-check with nothing but what was installed
 //   smoke    `import('<name>')` in that project: every value export declared in the .d.ts exists at
 //            runtime, the names in EXPECTED_EXPORTS below exist, and the package's smoke call (if any) passes
@@ -20,6 +21,7 @@ import path from 'node:path';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import ts from 'typescript';
+import { installedDir, lockedClosure, lockedOverrides } from './lib/locked-tree.mjs';
 import { makeTempDir, run, runCleanups, seconds } from './lib/process.mjs';
 import { internalClosure, publishablePackages, readJson, repoRoot } from './lib/workspace.mjs';
 
@@ -416,11 +418,6 @@ async function runAttw(tarball) {
  * its declared (non-optional) peers from the registry, nothing else.
  */
 async function installAlone(pkg, tarball, project, all, packTarball) {
-  mkdirSync(project, { recursive: true });
-  writeFileSync(
-    path.join(project, 'package.json'),
-    `${JSON.stringify({ name: 'check-install-alone', private: true, type: 'module' }, null, 2)}\n`,
-  );
   const internal = [];
   for (const dependency of internalClosure(pkg.name, all)) {
     try {
@@ -432,7 +429,23 @@ async function installAlone(pkg, tarball, project, all, packTarball) {
   const optionalPeers = pkg.manifest.peerDependenciesMeta ?? {};
   const peers = Object.entries(pkg.manifest.peerDependencies ?? {})
     .filter(([name]) => !name.startsWith('@org/') && optionalPeers[name]?.optional !== true)
-    .map(([name, range]) => `${name}@${range}`);
+    .map(([name, range]) => `${name}@${lockedVersion(pkg, name) ?? range}`);
+  const external = (manifest) =>
+    ['dependencies', 'peerDependencies', 'optionalDependencies'].flatMap((field) =>
+      Object.keys(manifest[field] ?? {}).filter((name) => !name.startsWith('@org/')),
+    );
+  const closure = new Map();
+  for (const source of [pkg, ...internalClosure(pkg.name, all)]) {
+    for (const [name, versions] of lockedClosure(external(source.manifest), source.dir)) {
+      closure.set(name, new Set([...(closure.get(name) ?? []), ...versions]));
+    }
+  }
+  const overrides = lockedOverrides(closure, new Set(peers.map((spec) => spec.slice(0, spec.lastIndexOf('@')))));
+  mkdirSync(project, { recursive: true });
+  writeFileSync(
+    path.join(project, 'package.json'),
+    `${JSON.stringify({ name: 'check-install-alone', private: true, type: 'module', overrides }, null, 2)}\n`,
+  );
   await run(
     'npm',
     ['install', '--no-audit', '--no-fund', '--loglevel=error', ...internal, tarball, ...peers],
@@ -447,6 +460,15 @@ async function installAlone(pkg, tarball, project, all, packTarball) {
   return [`${pkg.name}@${installed.version}`, from, peers.length > 0 ? `+ peers ${peers.join(', ')}` : '']
     .filter(Boolean)
     .join(' ');
+}
+
+/**
+ * The version of `name` the workspace installed for `pkg` (its devDependency, resolved by the lockfile), or
+ * undefined when the package does not install it itself.
+ */
+function lockedVersion(pkg, name) {
+  const dir = installedDir(name, pkg.dir);
+  return dir === undefined ? undefined : readJson(path.join(dir, 'package.json')).version;
 }
 
 /** Type-checks the installed declaration files of @org/* packages with only the installed packages. */
