@@ -440,7 +440,10 @@ async function installAlone(pkg, tarball, project, all, packTarball) {
       closure.set(name, new Set([...(closure.get(name) ?? []), ...versions]));
     }
   }
-  const overrides = lockedOverrides(closure, new Set(peers.map((spec) => spec.slice(0, spec.lastIndexOf('@')))));
+  const overrides = lockedOverrides(
+    closure,
+    new Set(peers.map((spec) => spec.slice(0, spec.lastIndexOf('@')))),
+  );
   mkdirSync(project, { recursive: true });
   writeFileSync(
     path.join(project, 'package.json'),
