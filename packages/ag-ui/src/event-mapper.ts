@@ -1,5 +1,10 @@
 import { type Event as AgUiEvent, EventType } from '@ag-ui/core';
-import type { ObservationError, ObservationStatus, RunEvent } from '@org/core';
+import {
+  type ObservationError,
+  type ObservationStatus,
+  nestedCallOf as programCallOf,
+  type RunEvent,
+} from '@org/core';
 import { formatObservationForModel, type ToolObservation } from '@org/tools';
 
 /** Options of `AgUiEventMapper`. */
@@ -178,7 +183,7 @@ export class AgUiEventMapper {
         }
         break;
       case 'tool-call-progress': {
-        const progress = progressCallOf(event.progress);
+        const progress = programCallOf(event.progress);
         // A plan tool reports its steps as progress too; the top-level plan-step events already carry them.
         if (progress?.type === 'plan-step') {
           this.#plans.add(event.actionId);
@@ -186,11 +191,22 @@ export class AgUiEventMapper {
         }
         // A call another tool made (each call of a code-mode program): a nested call of that tool's call.
         if (progress !== undefined && !this.#plans.has(event.actionId)) {
-          const nested = { parentToolCallId: event.actionId, ...progress.call };
-          if (progress.type === 'started') this.#startNested(out, nested, progress.arguments);
-          else {
+          if (progress.type === 'started') {
+            const { id, toolName, args } = progress.action;
+            this.#startNested(
+              out,
+              { parentToolCallId: event.actionId, toolCallId: id, toolName },
+              argumentsText(args),
+            );
+          } else {
+            const { observation } = progress;
+            const nested = {
+              parentToolCallId: event.actionId,
+              toolCallId: observation.actionId,
+              toolName: observation.toolName,
+            };
             this.#startNested(out, nested);
-            this.#result(out, nested.toolCallId, formatObservationForModel(progress.observation));
+            this.#result(out, nested.toolCallId, formatObservationForModel(observation));
           }
           break;
         }
@@ -357,54 +373,6 @@ function nestedCallOf(event: RunEvent): NestedCall | undefined {
         toolCallId: event.observation.actionId,
         toolName: event.observation.toolName,
       };
-}
-
-/** A call another tool made, as that tool's progress reports it (code mode reports each call of its program so). */
-type ProgressCall =
-  | {
-      readonly type: 'started';
-      readonly call: { readonly toolCallId: string; readonly toolName: string };
-      readonly arguments: string | undefined;
-    }
-  | {
-      readonly type: 'finished';
-      readonly call: { readonly toolCallId: string; readonly toolName: string };
-      readonly observation: ToolObservation;
-    }
-  | { readonly type: 'plan-step' };
-
-/** An own property (never one reached through a prototype): a tool reports any progress it likes. */
-function own(value: unknown, key: string): unknown {
-  return typeof value === 'object' && value !== null && Object.hasOwn(value, key)
-    ? (value as Record<string, unknown>)[key]
-    : undefined;
-}
-
-/**
- * The nested call a tool's progress describes: its `tool-call-started` / `tool-call-finished` event of a call it
- * made, or a plan step; `undefined` for progress of any other shape (sent as a `CUSTOM` event).
- */
-function progressCallOf(progress: unknown): ProgressCall | undefined {
-  const type = own(progress, 'type');
-  if (type === 'plan-step-started' || type === 'plan-step-finished') return { type: 'plan-step' };
-  if (type === 'tool-call-started') {
-    const action = own(progress, 'action');
-    const toolCallId = own(action, 'id');
-    const toolName = own(action, 'toolName');
-    if (typeof toolCallId !== 'string' || typeof toolName !== 'string') return undefined;
-    return { type: 'started', call: { toolCallId, toolName }, arguments: argumentsText(own(action, 'args')) };
-  }
-  if (type === 'tool-call-finished') {
-    const observation = own(progress, 'observation');
-    const toolCallId = own(observation, 'actionId');
-    const toolName = own(observation, 'toolName');
-    const status = own(observation, 'status');
-    if (typeof toolCallId !== 'string' || typeof toolName !== 'string' || typeof status !== 'string') {
-      return undefined;
-    }
-    return { type: 'finished', call: { toolCallId, toolName }, observation: observation as ToolObservation };
-  }
-  return undefined;
 }
 
 /** A nested call's arguments as the JSON text `TOOL_CALL_ARGS` carries; `undefined` when they are not JSON. */

@@ -134,6 +134,7 @@ export {
   mergeCapabilities,
   type ToolChoiceSupport,
 } from './model-capabilities.js';
+export { type NestedCall, nestedCallOf } from './nested-call.js';
 export {
   OPENAI_STRICT_SCHEMA_FORMATS,
   OPENAI_STRICT_SCHEMA_KEYWORDS,

@@ -11,9 +11,14 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
-import type { ObservationError, RunEvent, RunEventListener, RunEventOf } from '@org/core';
+import {
+  nestedCallOf,
+  type ObservationError,
+  type RunEvent,
+  type RunEventListener,
+  type RunEventOf,
+} from '@org/core';
 import { boundContent, boundMessage, DEFAULT_MAX_CONTENT_BYTES } from './bounded-content.js';
-import { nestedCallEventOf } from './nested-call-event.js';
 import { ATTR, OPERATION, providerNameOf, SPAN_EVENT } from './semantic-conventions.js';
 
 /** The instrumentation scope of the spans, when the listener builds its own tracer. */
@@ -394,18 +399,20 @@ export function otelListener(options: OtelListenerOptions = {}): OtelListener {
    */
   const onToolCallProgress = (event: RunEventOf<'tool-call-progress'>): void => {
     const run = runOf(event);
-    const nested = nestedCallEventOf(event.progress);
+    const nested = nestedCallOf(event.progress);
     if (nested === undefined) return;
     if (nested.type === 'plan-step') {
       run.plans.add(event.actionId);
       return;
     }
-    if (run.plans.has(event.actionId)) return;
+    // A span needs its time: a call reported without one is left out rather than placed at a guessed instant.
+    if (run.plans.has(event.actionId) || nested.timestamp === undefined) return;
+    const timestamp = nested.timestamp;
     const parent = run.toolContexts.get(event.actionId) ?? run.context;
     if (nested.type === 'started') {
       const key = stepKey(event.actionId, nested.action.id);
-      run.programCalls.get(key)?.end(hrTime(nested.timestamp));
-      run.programCalls.set(key, startToolSpan(nested.action, nested.timestamp, parent));
+      run.programCalls.get(key)?.end(hrTime(timestamp));
+      run.programCalls.set(key, startToolSpan(nested.action, timestamp, parent));
       return;
     }
     const { observation } = nested;
@@ -416,12 +423,12 @@ export function otelListener(options: OtelListenerOptions = {}): OtelListener {
       start(
         `${OPERATION.executeTool} ${observation.toolName}`,
         SpanKind.INTERNAL,
-        nested.timestamp - observation.durationMs,
+        timestamp - observation.durationMs,
         parent,
         toolAttributes(observation.toolName, observation.actionId),
       );
     run.programCalls.delete(key);
-    endTool(span, nested.timestamp, observation.status, observation.error, observation.output);
+    endTool(span, timestamp, observation.status, observation.error, observation.output);
   };
 
   const addEvent = (span: Span, name: string, timestamp: number, attributes: Attributes): void => {
