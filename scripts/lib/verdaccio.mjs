@@ -3,7 +3,9 @@
 // Verdaccio is installed with npm, outside the pnpm workspace, into <repo>/.tmp/verdaccio-<version>/ and reused
 // from there. verdaccio@6.8.0 (the newest that runs on Node 20) depends on verdaccio-audit@13.0.3, which asks
 // for `node-fetch@cjs`, a dist-tag the npm registry does not have, so a plain install fails; the generated
-// package.json overrides it with node-fetch 2.7.0 (the CommonJS line that tag meant).
+// package.json overrides it with node-fetch 2.7.0 (the CommonJS line that tag meant). Its dependency tree is
+// resolved as the registry stood on REGISTRY_DATE (`npm --before`): a registry can list a new release before the
+// releases it depends on, which once failed CI's install of an unrelated package, and a date makes it reproducible.
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
@@ -20,6 +22,8 @@ import path from 'node:path';
 import { onCleanup, run, startBackground } from './process.mjs';
 
 export const VERDACCIO_VERSION = '6.8.0';
+/** Verdaccio's dependencies are the newest published before this instant (6.8.0 came out on 2026-07-15). */
+const REGISTRY_DATE = '2026-11-01T00:00:00Z';
 
 const INSTALL_MANIFEST = {
   name: 'release-check-verdaccio',
@@ -62,6 +66,7 @@ export async function ensureVerdaccio(cacheRoot) {
         ...process.env,
         npm_config_registry: 'https://registry.npmjs.org/',
         npm_config_update_notifier: 'false',
+        npm_config_before: REGISTRY_DATE,
       },
       timeoutMs: 240_000,
     });
