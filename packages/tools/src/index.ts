@@ -100,6 +100,7 @@ export type { ToolInputStream } from './tool-input-stream.js';
 export { assertValidToolName, PROVIDER_TOOL_NAME_PATTERN, ToolNameMapping } from './tool-name.js';
 export { ToolRegistry, type ToolSpecsOptions, toToolSpec } from './tool-registry.js';
 export { type AmbiguousResult, ambiguous, type NotFoundResult, notFound } from './tool-results.js';
+export { type UnattendedCall, unattendedApprovalRefusal } from './unattended-approval.js';
 export {
   type ValidateToolArgumentsOptions,
   type ValidateToolArgumentsResult,
