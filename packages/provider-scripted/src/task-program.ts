@@ -4,7 +4,8 @@
  * inside the provider's JSON, so strings are single-quoted.
  *
  * - A linear chain is awaited statement by statement; the independent calls of one level share a `Promise.all`; a
- *   fan-out is `Promise.all` over its list.
+ *   fan-out is `Promise.all` over its list, and a list fetched only to fan out over it is fetched in place
+ *   (`Promise.all((await list_orders({ customer: 'ACME' })).ids.map((id) => get_order({ id })))`).
  * - Independent chains (two or more parts of the task, unconnected, each more than one call deep) run side by
  *   side: one `Promise.all` of `.then` chains, so that a slow chain does not hold up a fast one.
  * - Every call of a tool with literal arguments (the first level) is written out with them, never built in a loop:
@@ -258,14 +259,18 @@ export function taskProgram(input: TaskProgramInput): string {
   }
 
   /** One call as an expression: its invocation, or a fan-out's `Promise.all` over its list. */
+  /** Lists fetched only to fan out over them, written inside the fan-out: `(await list_orders({...})).ids.map(...)`. */
+  const fetchedInPlace = new Map<string, string>();
   const callExpression = (call: TaskCall): string => {
     if (call.forEach === undefined)
       return `${input.functionOf(call.toolName)}(${expression(call.arguments, undefined)})`;
     const helper = fanOutHelpers.get(call.id);
-    const source = /^\$ref:([A-Za-z0-9_-]+)/.exec(call.forEach)?.[1] ?? '';
+    const source = /^\$ref:([A-Za-z0-9_-]+)((?:\.[A-Za-z0-9_-]+)*)$/.exec(call.forEach);
+    const inPlace = fetchedInPlace.get(source?.[1] ?? '');
+    if (inPlace !== undefined) return fanOut(call, access(`(await ${inPlace})`, source?.[2] ?? ''));
     return helper === undefined
       ? fanOut(call, stringExpression(call.forEach, variable))
-      : `${helper}(${variable(source)})`;
+      : `${helper}(${variable(source?.[1] ?? '')})`;
   };
 
   /** The names a level binds: a hole for a value nothing reads, no trailing holes. */
@@ -291,6 +296,21 @@ export function taskProgram(input: TaskProgramInput): string {
       const last = index === levels.length - 1;
       if (last && calls.length === 1 && returned.has(only.id) && (readers.get(only.id) ?? 0) === 0) {
         inReturn.set(only.id, `await ${callExpression(only)}`);
+        return;
+      }
+      // A list only the next level's one fan-out reads, and only as its list, is fetched where it is used.
+      const reader = levels[index + 1]?.length === 1 ? levels[index + 1]?.[0] : undefined;
+      if (
+        calls.length === 1 &&
+        reader !== undefined &&
+        !returned.has(only.id) &&
+        (readers.get(only.id) ?? 0) === 1 &&
+        !fanOutHelpers.has(reader.id) &&
+        reader.forEach !== undefined &&
+        (reader.forEach === `$ref:${only.id}` || reader.forEach.startsWith(`$ref:${only.id}.`)) &&
+        !referencedCallIds(reader.arguments).includes(only.id)
+      ) {
+        fetchedInPlace.set(only.id, callExpression(only));
         return;
       }
       const names = pattern(calls);

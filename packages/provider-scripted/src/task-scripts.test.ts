@@ -514,8 +514,8 @@ describe('createTaskScripts: code mode, fan-outs and aggregates', () => {
     const model = createScriptedModel({ script: createTaskScripts(fanOut).code });
     const first = await model.generate({ messages: [task], tools: [codeShop] });
     expect(JSON.parse(first.toolCalls[0]?.arguments ?? '').code.split('\n')).toEqual([
-      'const list = await list_orders({});',
-      'const order = await Promise.all(list.ids.map((id) => get_order({ id })));',
+      // The list, read only to fan out over it, is fetched where it is used (still a literal call, started early).
+      'const order = await Promise.all((await list_orders({})).ids.map((id) => get_order({ id })));',
       'return { unpaid: order.filter((x) => x.paid === false).reduce((s, x) => s + x.total, 0) };',
     ]);
   });
