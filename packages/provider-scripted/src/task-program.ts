@@ -258,9 +258,9 @@ export function taskProgram(input: TaskProgramInput): string {
     for (const call of group) fanOutHelpers.set(call.id, name);
   }
 
-  /** One call as an expression: its invocation, or a fan-out's `Promise.all` over its list. */
   /** Lists fetched only to fan out over them, written inside the fan-out: `(await list_orders({...})).ids.map(...)`. */
   const fetchedInPlace = new Map<string, string>();
+  /** One call as an expression: its invocation, or a fan-out's `Promise.all` over its list. */
   const callExpression = (call: TaskCall): string => {
     if (call.forEach === undefined)
       return `${input.functionOf(call.toolName)}(${expression(call.arguments, undefined)})`;
