@@ -350,24 +350,19 @@ describe('createTaskScripts: code mode, fan-outs and aggregates', () => {
     inputSchema: { type: 'object' },
   };
 
-  it('code: one program from the declared functions, each call started once what it reads is ready', async () => {
+  it('code: one terse program from the declared functions, a level of independent calls in one Promise.all', async () => {
     const scripts = createTaskScripts({ calls, answer });
     expect(scripts.roundTrips.code).toBe(2);
     const model = createScriptedModel({ script: scripts.code });
     const first = await model.generate({ messages: [task], tools: [...tools, codeTool] });
     expect(first.toolCalls[0]?.toolName).toBe('run_code');
     const { code } = JSON.parse(first.toolCalls[0]?.arguments ?? '') as { code: string };
+    // Each literal call written out (code mode starts it as soon as its `)` streams in); the level read only as
+    // runs of one list bound as one array; the last call awaited where its value is returned.
     expect(code.split('\n')).toEqual([
-      "const a1 = search({ query: 'a1' });",
-      "const a2 = search({ query: 'a2' });",
-      "const a3 = search({ query: 'a3' });",
-      "const b1 = search({ query: 'b1' });",
-      "const b2 = search({ query: 'b2' });",
-      "const b3 = search({ query: 'b3' });",
-      'const sumA = Promise.all([a1, a2, a3]).then(([a1, a2, a3]) => sum({ values: [a1.score, a2.score, a3.score] }));',
-      'const sumB = Promise.all([b1, b2, b3]).then(([b1, b2, b3]) => sum({ values: [b1.score, b2.score, b3.score] }));',
-      'const winner = Promise.all([sumA, sumB]).then(([sumA, sumB]) => compare({ a: sumA, b: sumB }));',
-      'return { winner: await winner };',
+      "const s = await Promise.all([search({ query: 'a1' }), search({ query: 'a2' }), search({ query: 'a3' }), search({ query: 'b1' }), search({ query: 'b2' }), search({ query: 'b3' })]);",
+      'const [sumA, sumB] = await Promise.all([sum({ values: s.slice(0, 3).map((x) => x.score) }), sum({ values: s.slice(3).map((x) => x.score) })]);',
+      'return { winner: await compare({ a: sumA, b: sumB }) };',
     ]);
     // Output tokens are the program's, counted like any tool call.
     expect(first.usage.outputTokens).toBeGreaterThan(50);
@@ -519,11 +514,162 @@ describe('createTaskScripts: code mode, fan-outs and aggregates', () => {
     const model = createScriptedModel({ script: createTaskScripts(fanOut).code });
     const first = await model.generate({ messages: [task], tools: [codeShop] });
     expect(JSON.parse(first.toolCalls[0]?.arguments ?? '').code.split('\n')).toEqual([
-      'const list = list_orders({});',
-      'const order = list.then((list) => Promise.all(list.ids.map((item) => get_order({ id: item }))));',
-      'const unpaid = (await order).filter((item) => item.paid === false).reduce((sum, item) => sum + item.total, 0);',
-      'return { unpaid };',
+      // The list, read only to fan out over it, is fetched where it is used (still a literal call, started early).
+      'const order = await Promise.all((await list_orders({})).ids.map((id) => get_order({ id })));',
+      'return { unpaid: order.filter((x) => x.paid === false).reduce((s, x) => s + x.total, 0) };',
     ]);
+  });
+
+  const programOf = async (options: Parameters<typeof createTaskScripts>[0], names: string[]) => {
+    const declared: ToolSpec = {
+      name: 'run_code',
+      description: names.map((name) => `declare function ${name}(args: {}): Promise<unknown>;`).join('\n'),
+      inputSchema: { type: 'object' },
+    };
+    const model = createScriptedModel({ script: createTaskScripts(options).code });
+    const first = await model.generate({ messages: [task], tools: [declared] });
+    return {
+      model,
+      first,
+      declared,
+      lines: JSON.parse(first.toolCalls[0]?.arguments ?? '').code.split('\n'),
+    };
+  };
+
+  it('code: a linear chain is awaited statement by statement, the last call where it is returned', async () => {
+    const hops = ['start', '$ref:h1.next', '$ref:h2.next', '$ref:h3.next'].map((key, index) => ({
+      id: `h${index + 1}`,
+      toolName: 'hop',
+      arguments: { key },
+    }));
+    const { lines } = await programOf({ calls: hops, answer }, ['hop']);
+    expect(lines).toEqual([
+      "const h1 = await hop({ key: 'start' });",
+      'const h2 = await hop({ key: h1.next });',
+      'const h3 = await hop({ key: h2.next });',
+      'return { h4: await hop({ key: h3.next }) };',
+    ]);
+  });
+
+  it('code: independent chains run side by side, a failed program read in the order it made its calls', async () => {
+    const skew = [
+      { id: 'A1', toolName: 'search', arguments: { query: 'A1' } },
+      { id: 'B1', toolName: 'search', arguments: { query: 'B1' } },
+      { id: 'A2', toolName: 'search', arguments: { query: 'A2', after: '$ref:A1.score' } },
+      { id: 'B2', toolName: 'search', arguments: { query: 'B2', after: '$ref:B1.score' } },
+    ];
+    const { model, first, declared, lines } = await programOf({ calls: skew, answer }, ['search']);
+    // A slow A1 does not hold up B2: each chain is its own `.then`, its first call literal (started while streaming).
+    expect(lines).toEqual([
+      "const [A2, B2] = await Promise.all([search({ query: 'A1' }).then((r) => search({ query: 'A2', after: r.score })), search({ query: 'B1' }).then((r) => search({ query: 'B2', after: r.score }))]);",
+      'return { A2, B2 };',
+    ]);
+    const failed = {
+      status: 'error',
+      failedCalls: { '#3 search': { status: 'error', message: 'down', args: { query: 'A2', after: 1 } } },
+      tookEffect: { '#1 search': { score: 1 }, '#2 search': { score: 2 } },
+    };
+    const history: Message[] = [
+      task,
+      { role: 'assistant', content: '', toolCalls: first.toolCalls },
+      {
+        role: 'tool',
+        toolCallId: first.toolCalls[0]?.id ?? '',
+        toolName: 'run_code',
+        content: JSON.stringify(failed),
+      },
+    ];
+    let seen: TaskOutputs | undefined;
+    const reading = createScriptedModel({
+      script: createTaskScripts({
+        calls: skew,
+        answer: (observed) => {
+          seen = observed;
+          return 'read';
+        },
+      }).code,
+    });
+    await reading.generate({ messages: history, tools: [declared] });
+    // #1 and #2 are the chains' first calls, in the program's order: A1 then B1.
+    expect(seen?.outputs).toEqual({ A1: { score: 1 }, B1: { score: 2 } });
+    expect(Object.keys(seen?.errors ?? {})).toEqual(['#3 search']);
+    expect(model.calls).toHaveLength(1);
+  });
+
+  it('code: fan-outs and aggregates of one shape share a function, picking only the fields the answer reads', async () => {
+    const research = {
+      calls: [
+        ...['tides', 'glaciers'].map((topic, index) => ({
+          id: `s${index + 1}`,
+          toolName: 'search_topic',
+          arguments: { topic },
+        })),
+        ...[1, 2].map((index) => ({
+          id: `p${index}`,
+          toolName: 'open_page',
+          forEach: `$ref:s${index}.top`,
+          arguments: { id: '$item' },
+        })),
+      ],
+      aggregates: [1, 2].map((index) => ({
+        id: `n${index}`,
+        of: `$ref:p${index}`,
+        reduce: { max: 'published' },
+        pick: ['id'],
+      })),
+      outputSteps: ['n1', 'n2'],
+      answer: ({ outputs }: TaskOutputs) => JSON.stringify([outputs.n1, outputs.n2]),
+    };
+    const { model, first, declared, lines } = await programOf(research, ['search_topic', 'open_page']);
+    expect(lines).toEqual([
+      'const open_pages = (r) => Promise.all(r.top.map((id) => open_page({ id })));',
+      "const [p1, p2] = await Promise.all([search_topic({ topic: 'tides' }).then(open_pages), search_topic({ topic: 'glaciers' }).then(open_pages)]);",
+      'const maxPublished = (l) => l.map(({ id, published }) => ({ id, published })).reduce((b, x) => (b === null || x.published > b.published ? x : b), null);',
+      'return { n1: maxPublished(p1), n2: maxPublished(p2) };',
+    ]);
+    // Native mode reads the same picked records: the answer is the same in every mode.
+    const native = createScriptedModel({ script: createTaskScripts(research).native });
+    const pages: Record<string, { published: number; abstract: string }> = {
+      a: { published: 3, abstract: 'long' },
+      b: { published: 9, abstract: 'long' },
+      c: { published: 5, abstract: 'long' },
+    };
+    const history: Message[] = [task];
+    const tools = [tool('search_topic'), tool('open_page')];
+    for (let turn = 0; turn < 3; turn++) {
+      const response = await native.generate({ messages: history, tools });
+      if (response.toolCalls.length === 0) {
+        expect(response.text).toBe(
+          JSON.stringify([
+            { id: 'b', published: 9 },
+            { id: 'c', published: 5 },
+          ]),
+        );
+        break;
+      }
+      history.push({ role: 'assistant', content: '', toolCalls: response.toolCalls });
+      for (const call of response.toolCalls) {
+        const args = JSON.parse(call.arguments);
+        const output =
+          call.toolName === 'search_topic'
+            ? { top: args.topic === 'tides' ? ['a', 'b'] : ['c'] }
+            : { id: args.id, ...pages[args.id] };
+        history.push(reply(call.id, call.toolName, output));
+      }
+    }
+    expect(first.toolCalls).toHaveLength(1);
+    expect(model.calls).toHaveLength(1);
+    expect(declared.name).toBe('run_code');
+  });
+
+  it('rejects an aggregate whose pick is not a list of field names', () => {
+    expect(() =>
+      createTaskScripts({
+        calls: fanOut.calls,
+        aggregates: [{ id: 'x', of: '$ref:order', reduce: 'items', pick: [] }],
+        answer,
+      }),
+    ).toThrow(/pick/);
   });
 
   it('rejects a fan-out or aggregate that is not one reference to an earlier call', () => {

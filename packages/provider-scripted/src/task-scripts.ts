@@ -1,7 +1,7 @@
 import { contentText, type Message, type ModelRequest } from '@org/core';
 import { InvalidScriptError, ScriptMismatchError } from './errors.js';
 import type { ScriptedTurn, ScriptFunction } from './scripted-model.js';
-import { taskProgram } from './task-program.js';
+import { literalCallOrder, pickedFields, taskProgram } from './task-program.js';
 import { referencedCallIds, resolveTaskReferences } from './task-references.js';
 
 /** One tool call of a task, as a model that knows the task would make it. */
@@ -51,6 +51,12 @@ export interface TaskAggregate {
     | { readonly sum: string }
     | { readonly max: string }
     | { readonly min: string };
+  /**
+   * Keep only these fields of each kept item (and the field `reduce` reads): what the answer reads of a large record,
+   * so that a program returns `{ id, published }` rather than the whole page. The same in every mode, so the answer
+   * reads the same values; a field an item lacks is left out.
+   */
+  readonly pick?: readonly string[];
 }
 
 /** What the final answer is computed from. */
@@ -211,6 +217,17 @@ export function createTaskScripts(options: TaskScriptOptions): TaskScripts {
       });
     }
     const target = wholeReference(aggregate.of, `${path}.of`);
+    if (
+      aggregate.pick !== undefined &&
+      (!Array.isArray(aggregate.pick) ||
+        aggregate.pick.length === 0 ||
+        !aggregate.pick.every((field) => typeof field === 'string' && /^[A-Za-z0-9_-]+$/.test(field)))
+    ) {
+      throw new InvalidScriptError({
+        path: `${path}.pick`,
+        message: 'must be a non-empty list of field names of letters, digits, _ or -.',
+      });
+    }
     dependOn(`${path}.of`, [target]);
     // An aggregate is not a call: no level of its own, but later aggregates may read it.
     levels.set(aggregate.id, levels.get(target) ?? 0);
@@ -458,12 +475,15 @@ export function createTaskScripts(options: TaskScriptOptions): TaskScripts {
     };
   };
 
+  // The order in which a program makes its literal calls: how a failed program's result numbers them.
+  const literalCalls = literalCallOrder({ calls, aggregates, returned, dependencies });
   const code: ScriptFunction = (request, context): ScriptedTurn => {
     const result = request.messages.find(
       (message) => message.role === 'tool' && message.toolName === codeToolName,
     );
     if (result !== undefined) {
-      return { text: options.answer(observedFromCodeResult(contentText(result.content), calls, returned)) };
+      const content = contentText(result.content);
+      return { text: options.answer(observedFromCodeResult(content, calls, returned, literalCalls)) };
     }
     const functions = declaredFunctions(request, codeToolName, context.callIndex);
     const functionOf = (toolName: string): string => {
@@ -543,9 +563,27 @@ function computeAggregate(aggregate: TaskAggregate, outputs: Readonly<Record<str
   const source = /^\$ref:([A-Za-z0-9_-]+)/.exec(aggregate.of)?.[1] ?? '';
   if (!Object.hasOwn(outputs, source)) return MISSING;
   const list = resolveTaskReferences(aggregate.of, outputs);
-  const items = (Array.isArray(list) ? list : []).filter((item) =>
+  const kept = (Array.isArray(list) ? list : []).filter((item) =>
     Object.entries(aggregate.where ?? {}).every(([field, value]) => fieldOf(item, field) === value),
   );
+  const fields = aggregate.pick === undefined ? undefined : pickedFields(aggregate);
+  const items =
+    fields === undefined
+      ? kept
+      : kept.map((item) => {
+          const picked: Record<string, unknown> = {};
+          for (const field of fields) {
+            const value = fieldOf(item, field);
+            if (value !== undefined)
+              Object.defineProperty(picked, field, {
+                value,
+                enumerable: true,
+                writable: true,
+                configurable: true,
+              });
+          }
+          return picked;
+        });
   const reduce = aggregate.reduce;
   if (reduce === 'count') return items.length;
   if (reduce === 'items') return items;
@@ -710,14 +748,15 @@ function mergePlanResult(observed: Observed, content: string): void {
 /**
  * What the model reads from a program's result (`formatCodeResult` of `@org/code-mode`): the returned object's
  * entries as outputs. After a failed program: each failed call under the id of the task call with the same tool and
- * arguments, and the results that took effect; the calls without dependencies are made first, in the task's order
- * (`#1`, `#2`, ...), so those results are read under their ids, and any other under the result's own key
- * (`#5 sum`), since the result alone does not say which call it answered.
+ * arguments, and the results that took effect; the calls without dependencies are made first, in the order the
+ * program writes them (`literalCalls`: `#1`, `#2`, ...), so those results are read under their ids, and any other
+ * under the result's own key (`#5 sum`), since the result alone does not say which call it answered.
  */
 function observedFromCodeResult(
   content: string,
   calls: readonly TaskCall[],
   returned: readonly string[],
+  literalCalls: readonly string[],
 ): TaskOutputs {
   const observed = emptyObserved();
   const body = bodyOf(content);
@@ -730,9 +769,8 @@ function observedFromCodeResult(
     for (const id of returned) if (Object.hasOwn(value, id)) observed.outputs[id] = value[id];
     return view(observed);
   }
-  const first = calls.filter(
-    (call) => call.forEach === undefined && referencedCallIds(call.arguments).length === 0,
-  );
+  const byId = new Map(calls.map((call) => [call.id, call]));
+  const first = literalCalls.flatMap((id) => byId.get(id) ?? []);
   for (const [key, entry] of Object.entries(ownRecord(body, 'failedCalls'))) {
     const failure = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {};
     const toolName = / (.+)$/.exec(key)?.[1];
