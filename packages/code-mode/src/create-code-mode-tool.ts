@@ -18,6 +18,7 @@ import {
   runCode,
   toolsOption,
 } from './run-code.js';
+import { warmSandboxForProgram } from './sandbox-pool.js';
 import { StreamedProgram } from './streamed-program.js';
 
 /** The name of the code tool as the model sees it. */
@@ -167,6 +168,8 @@ export function createCodeModeTool(options: CodeModeToolOptions): Tool {
     // While the model writes the program: each call of an eager tool with a complete literal argument starts at
     // once; the program, read strictly from the complete arguments, takes the result when it makes an equal call.
     executeStreaming: async (input, context) => {
+      // The program is on its way: its worker starts while the model writes it.
+      warmSandboxForProgram();
       const earlyCalls = new EarlyCalls(
         earlyStarter(context, listenerFor(context), rest.executeCall, tools),
         `${context.toolCallId}/early-`,

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -28,23 +29,35 @@ export interface SandboxSession {
   release(): void;
 }
 
-let source: string | undefined;
+/** What every worker starts from: its source text and QuickJS's WebAssembly, compiled once in this process. */
+interface WorkerStart {
+  readonly source: string;
+  /** A `WebAssembly.Module`, posted to each worker (V8 shares its compiled code between threads). */
+  readonly compiled: unknown;
+}
 
-/** The worker's source text: {@link sandboxWorkerMain} called with `require` and the resolved QuickJS paths. */
-function workerSource(): string {
-  if (source !== undefined) return source;
+let workerStart: WorkerStart | undefined;
+
+/**
+ * The worker's source text ({@link sandboxWorkerMain} called with `require`, the resolved QuickJS paths and the
+ * module it is given) and the compiled module. Compiled here, while a worker boots on its own thread, rather than in
+ * each worker: a worker started later (after one was terminated) then runs code V8 has already optimized.
+ */
+function workerStartOf(): WorkerStart {
+  if (workerStart !== undefined) return workerStart;
   const require = createRequire(import.meta.url);
   const variant = require.resolve('@jitl/quickjs-wasmfile-release-sync');
-  const paths = {
-    core: require.resolve('quickjs-emscripten-core'),
-    variant,
-    wasm: join(dirname(variant), 'emscripten-module.wasm'),
-  };
+  const paths = { core: require.resolve('quickjs-emscripten-core'), variant };
+  // The WebAssembly global of Node (this package's TypeScript libraries do not declare it).
+  const wasm = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object } })
+    .WebAssembly;
+  const compiled = new wasm.Module(readFileSync(join(dirname(variant), 'emscripten-module.wasm')));
   // `__name` is a helper some transpilers insert when they keep function names; the worker defines it as a no-op.
-  source =
+  const source =
     'var __name = (target) => target;\n' +
-    `(${sandboxWorkerMain.toString()})(require, ${JSON.stringify(paths)});`;
-  return source;
+    `(${sandboxWorkerMain.toString()})(require, ${JSON.stringify(paths)}, require('node:worker_threads').workerData);`;
+  workerStart = { source, compiled };
+  return workerStart;
 }
 
 /** Idle workers kept warm (each holds one prepared QuickJS module). */
@@ -97,7 +110,13 @@ function admitWaiting(): void {
 }
 
 function spawn(): PooledWorker {
-  const worker = new Worker(workerSource(), { eval: true, stdout: false, stderr: false });
+  const start = workerStartOf();
+  const worker = new Worker(start.source, {
+    eval: true,
+    stdout: false,
+    stderr: false,
+    workerData: start.compiled,
+  });
   const pooled: PooledWorker = { worker, listener: undefined, exited: false };
   worker.on('message', (message: WorkerMessage) => {
     const listener = pooled.listener;
@@ -187,16 +206,34 @@ export function startSandbox(run: RunMessage, listener: SandboxListener): Sandbo
 }
 
 /**
- * Starts a worker ahead of the first program, so that one does not wait for QuickJS to load (about 50 ms).
+ * Starts a worker ahead of the first program, so that one does not wait for the thread to start and QuickJS to load
+ * (about 60 ms in all on a small machine, most of it the thread's own start). Does nothing when an idle worker is
+ * already there. The code tool calls it as soon as a code call starts streaming, so the worker starts while the model
+ * is still writing the program; call it at startup to have one ready for the very first program. The worker is
+ * unreferenced until a program runs on it: it never keeps a process alive, and `closeCodeSandboxes()` ends it.
  *
  * @example
  * prewarmCodeSandbox(); // at startup
  */
 export function prewarmCodeSandbox(): void {
-  if (idle.length > 0) return;
+  if (idle.some((pooled) => !pooled.exited)) return;
   const pooled = spawn();
   pooled.worker.unref();
   idle.push(pooled);
+}
+
+/**
+ * Starts a worker for a program that will soon ask for one, when it would start at once (under `maxWorkers`, nobody
+ * waiting) and no worker is idle: its thread boots while the host prepares the program (types stripped, or the
+ * model still writing it).
+ */
+export function warmSandboxForProgram(): void {
+  if (waiting.length === 0 && busy.size < maxWorkers) prewarmCodeSandbox();
+}
+
+/** Workers of the pool alive now, idle and running: for tests that check nothing is left behind. */
+export function sandboxWorkerCount(): number {
+  return idle.length + busy.size;
 }
 
 /**
