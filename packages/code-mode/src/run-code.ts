@@ -38,9 +38,9 @@ import {
 import { startSandbox, warmSandboxForProgram } from './sandbox-pool.js';
 import type {
   CallMessage,
+  CallResultMessage,
   ConsoleEntry,
   DoneMessage,
-  HostMessage,
   SandboxOutcome,
 } from './sandbox-protocol.js';
 import { stripTypes } from './strip-types.js';
@@ -358,7 +358,7 @@ class CodeRun {
   }
 
   /** A call from the program: read its arguments, wait for a free slot, run it, hand its outcome back. */
-  private onCall(message: CallMessage, post: (message: HostMessage) => void): void {
+  private onCall(message: CallMessage, post: (message: CallResultMessage) => void): void {
     if (this.ended) return;
     const reply = (observation: ToolObservation): void => {
       if (this.ended) return;

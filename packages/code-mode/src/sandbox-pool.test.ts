@@ -170,3 +170,27 @@ describe('sandboxes made ahead', () => {
     expect(sandboxWorkerCount()).toBe(0);
   });
 });
+
+describe('call results', () => {
+  it('reach the program whether it is still blocked waiting for them or went back to its event loop', async () => {
+    const pause = defineTool({
+      name: 'pause',
+      description: 'Answers after ms milliseconds.',
+      input: z.object({ ms: z.number() }),
+      execute: async ({ ms }) => {
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return ms;
+      },
+    });
+    // 0 ms: the worker is still blocked on the result counter; 120 ms: past its 50 ms wait, the result comes as a
+    // message; then both kinds at once.
+    const result = await runCode(
+      'const quick = await pause({ ms: 0 });\nconst slow = await pause({ ms: 120 });\n' +
+        'const both = await Promise.all([pause({ ms: 90 }), pause({ ms: 0 }), pause({ ms: 60 })]);\n' +
+        'return [quick, slow, ...both];',
+      { tools: [pause] },
+    );
+    expect(result.value).toEqual([0, 120, 90, 0, 60]);
+    expect(result.calls).toHaveLength(5);
+  });
+});

@@ -2,10 +2,17 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import { limitValueProblem } from '@org/core';
 import { CodeModeOptionsError } from './errors.js';
-import type { CallMessage, DoneMessage, HostMessage, RunMessage, WorkerMessage } from './sandbox-protocol.js';
+import type {
+  CallMessage,
+  CallResultMessage,
+  DoneMessage,
+  RunMessage,
+  WorkerMessage,
+  WorkerStartData,
+} from './sandbox-protocol.js';
 import { sandboxWorkerMain } from './sandbox-worker.js';
 
 /** What a run hears from its sandbox. */
@@ -19,7 +26,7 @@ export interface SandboxListener {
 /** One program running in a worker of the pool. */
 export interface SandboxSession {
   /** Hands a call's outcome back to the program (ignored once the program ended). */
-  post(message: HostMessage): void;
+  post(message: CallResultMessage): void;
   /**
    * Ends the worker at once: the one way to stop a program stuck inside one built-in (`Array(2**32-1).indexOf(1)`),
    * where QuickJS's interrupt handler never runs. The pool starts a fresh worker for the next program.
@@ -66,6 +73,8 @@ const MAX_IDLE_WORKERS = 2;
 /** A worker and who listens to it now. */
 interface PooledWorker {
   readonly worker: Worker;
+  /** Posts a call's result on the result channel and wakes the worker if it waits for one. */
+  readonly postResult: (message: CallResultMessage) => void;
   listener: SandboxListener | undefined;
   exited: boolean;
 }
@@ -111,19 +120,31 @@ function admitWaiting(): void {
 
 function spawn(): PooledWorker {
   const start = workerStartOf();
+  const channel = new MessageChannel();
+  const posted = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+  const workerData: WorkerStartData = { compiled: start.compiled, results: { port: channel.port2, posted } };
   const worker = new Worker(start.source, {
     eval: true,
     stdout: false,
     stderr: false,
-    workerData: start.compiled,
+    workerData,
+    transferList: [channel.port2],
   });
-  const pooled: PooledWorker = { worker, listener: undefined, exited: false };
+  const postResult = (message: CallResultMessage): void => {
+    // The message is in the port's queue when postMessage returns: the worker reads it as soon as it wakes.
+    channel.port1.postMessage(message);
+    Atomics.add(posted, 0, 1);
+    Atomics.notify(posted, 0);
+  };
+  const pooled: PooledWorker = { worker, postResult, listener: undefined, exited: false };
   worker.on('message', (message: WorkerMessage) => {
     const listener = pooled.listener;
     if (listener === undefined) return;
     if (message.type === 'call') listener.onCall(message);
     else listener.onDone(message);
   });
+  // The host never listens on its end; closed once the worker is gone, whichever way it went.
+  worker.once('exit', () => channel.port1.close());
   const lost = (reason: string): void => {
     if (pooled.exited) return;
     pooled.exited = true;
@@ -174,7 +195,7 @@ export function startSandbox(run: RunMessage, listener: SandboxListener): Sandbo
   };
   return {
     post: (message) => {
-      if (!released && current !== undefined && !current.exited) current.worker.postMessage(message);
+      if (!released && current !== undefined && !current.exited) current.postResult(message);
     },
     terminate: async () => {
       if (released) return;

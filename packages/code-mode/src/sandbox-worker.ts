@@ -5,12 +5,14 @@ import type {
   QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
 import type {
+  CallResultMessage,
   ConsoleEntry,
   DoneMessage,
   HostMessage,
   RunMessage,
   SandboxOutcome,
   WorkerMessage,
+  WorkerStartData,
 } from './sandbox-protocol.js';
 
 /** Where the worker loads QuickJS from: resolved by the host, so the worker needs no module resolution of its own. */
@@ -21,8 +23,9 @@ export interface SandboxWorkerPaths {
 
 /**
  * The worker's whole program. It runs as the source text of this function (`new Worker(text, { eval: true })`), so it
- * is self-contained: it closes over nothing and receives `require`, the resolved paths and the variant's
- * `WebAssembly.Module` (compiled once by the host, instantiated once per program) as arguments. That keeps
+ * is self-contained: it closes over nothing and receives `require`, the resolved paths and its start data (the
+ * variant's `WebAssembly.Module`, compiled once by the host and instantiated once per program, and the channel of
+ * call results) as arguments. That keeps
  * one TypeScript source for tests (run from `src`) and the build, with no second entry file to locate at run time.
  *
  * Each program gets a fresh WebAssembly module over its own `WebAssembly.Memory` with a `maximum`: QuickJS's
@@ -36,8 +39,9 @@ export interface SandboxWorkerPaths {
 export function sandboxWorkerMain(
   load: (path: string) => unknown,
   paths: SandboxWorkerPaths,
-  compiled: unknown,
+  startData: WorkerStartData,
 ): void {
+  const compiled = startData.compiled as object;
   type Core = typeof import('quickjs-emscripten-core');
   const core = load(paths.core) as Core;
   const variantExports = load(paths.variant) as { default?: unknown };
@@ -69,9 +73,19 @@ export function sandboxWorkerMain(
   (
     globalThis as unknown as { Date: { prototype: { getTimezoneOffset: () => number } } }
   ).Date.prototype.getTimezoneOffset = () => 0;
-  const { parentPort } = load('node:worker_threads') as typeof import('node:worker_threads');
+  const { parentPort, receiveMessageOnPort } = load(
+    'node:worker_threads',
+  ) as typeof import('node:worker_threads');
   if (parentPort === null) return;
   const port = parentPort;
+  const results = startData.results.port as import('node:worker_threads').MessagePort;
+  const posted = startData.results.posted;
+  /**
+   * How long a program waiting for a call's result blocks on the result counter before the worker goes back to its
+   * event loop (the result then arrives as a message): long enough for a fast tool, short enough that nothing waits
+   * behind it. `worker.terminate()` interrupts the wait.
+   */
+  const RESULT_WAIT_MS = 50;
   const PAGE = 65_536;
   // QuickJS's module asks for this much at start (16 MiB); a memory may not start smaller.
   const INITIAL_PAGES = 256;
@@ -165,12 +179,36 @@ export function sandboxWorkerMain(
         (sandbox) => {
           current = new ProgramRun(sandbox, message);
           current.start();
+          awaitResults();
         },
         (error: unknown) => finish(message.runId, pages, { kind: 'crashed', reason: String(error) }, [], 0),
       );
-    } else if (current !== undefined && current.runId === message.runId) {
-      current.settleCall(message.callId, message.json, message.error);
     }
+  });
+
+  const deliver = (message: CallResultMessage): void => {
+    if (current !== undefined && current.runId === message.runId)
+      current.settleCall(message.callId, message.json, message.error);
+  };
+  /**
+   * While the program waits for calls' results, the worker takes them from the result port as they are posted,
+   * blocked on the shared counter between them: no trip through the event loop per call. The counter is read before
+   * the port, so a result posted in between makes the wait return at once.
+   */
+  const awaitResults = (): void => {
+    while (current?.waitingForCalls() === true) {
+      const seen = Atomics.load(posted, 0);
+      const next = receiveMessageOnPort(results);
+      if (next !== undefined) {
+        deliver(next.message as CallResultMessage);
+        continue;
+      }
+      if (Atomics.wait(posted, 0, seen, RESULT_WAIT_MS) === 'timed-out') return;
+    }
+  };
+  results.on('message', (message: CallResultMessage) => {
+    deliver(message);
+    awaitResults();
   });
 
   const finish = (
@@ -373,6 +411,11 @@ export function sandboxWorkerMain(
       } catch (error) {
         this.end(this.hostFailure(error));
       }
+    }
+
+    /** True while the program is pending on calls whose results have not come back. */
+    waitingForCalls(): boolean {
+      return !this.ended && this.calls.size > 0;
     }
 
     settleCall(
