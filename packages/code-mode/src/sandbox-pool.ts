@@ -14,6 +14,7 @@ import type {
   WorkerStartData,
 } from './sandbox-protocol.js';
 import { sandboxWorkerMain } from './sandbox-worker.js';
+import { warmTypeStripper } from './strip-types.js';
 
 /** What a run hears from its sandbox. */
 export interface SandboxListener {
@@ -237,6 +238,12 @@ export function startSandbox(run: RunMessage, listener: SandboxListener): Sandbo
  * prewarmCodeSandbox(); // at startup
  */
 export function prewarmCodeSandbox(): void {
+  warmTypeStripper();
+  startIdleWorker();
+}
+
+/** Starts an idle worker unless one is there. */
+function startIdleWorker(): void {
   if (idle.some((pooled) => !pooled.exited)) return;
   const pooled = spawn();
   pooled.worker.unref();
@@ -249,7 +256,7 @@ export function prewarmCodeSandbox(): void {
  * model still writing it).
  */
 export function warmSandboxForProgram(): void {
-  if (waiting.length === 0 && busy.size < maxWorkers) prewarmCodeSandbox();
+  if (waiting.length === 0 && busy.size < maxWorkers) startIdleWorker();
 }
 
 /** Workers of the pool alive now, idle and running: for tests that check nothing is left behind. */

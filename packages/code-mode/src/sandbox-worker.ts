@@ -172,8 +172,10 @@ export function sandboxWorkerMain(
   const send = (message: WorkerMessage): void => port.postMessage(message);
   let current: ProgramRun | undefined;
 
+  let programSeen = false;
   port.on('message', (message: HostMessage) => {
     if (message.type === 'run') {
+      programSeen = true;
       const pages = Math.floor(message.limits.memoryBytes / PAGE);
       takeSandbox(pages).then(
         (sandbox) => {
@@ -693,10 +695,12 @@ export function sandboxWorkerMain(
    * Runs a small program of the sandbox's own on a sandbox made for it, then drops that sandbox (its module never
    * runs anything else). WebAssembly is compiled lazily, function by function, and the JavaScript around it starts
    * interpreted: without this, the worker's first real program would pay for compiling QuickJS's parser, promise
-   * jobs and JSON paths (about 5 ms on a small machine). Done once per worker, after its first sandbox is ready, so
-   * a program that arrives at once is not kept waiting by it.
+   * jobs and JSON paths (about 5 ms on a small machine). Done once per worker, after its first sandbox is ready and
+   * only if no program came meanwhile, so a program that arrives at once is not kept waiting by it.
    */
   const warmUp = async (): Promise<void> => {
+    // A program already came: it is doing the compiling, and must not wait for a second instantiation.
+    if (programSeen) return;
     const { context, install, serializer } = await prepare(INITIAL_PAGES);
     const spec = context.newString(
       JSON.stringify({ functions: [], maxArgumentsBytes: 1024, now: 0, seed: 1 }),

@@ -6,6 +6,22 @@ export type StrippedProgram =
   | { readonly ok: true; readonly javascript: string }
   | { readonly ok: false; readonly error: CodeSyntaxError };
 
+let warmed = false;
+
+/**
+ * Strips a small program once, soon after it is called (once per process): sucrase's first run is several times
+ * slower than the next ones (its code is not compiled yet), and a program on its way should not pay for that.
+ */
+export function warmTypeStripper(): void {
+  if (warmed) return;
+  warmed = true;
+  setImmediate(() => {
+    stripTypes(
+      'const items: { id: string }[] = await list({});\nreturn items.map((item) => item.id as string);',
+    );
+  });
+}
+
 /**
  * The model's TypeScript (or JavaScript) as JavaScript: types removed by sucrase, which keeps every line where it
  * was, so QuickJS's line numbers are the model's. Modern syntax is left as is (QuickJS runs ES2023); imports are not
