@@ -9,6 +9,7 @@ import type {
   CallMessage,
   CallResultMessage,
   DoneMessage,
+  ModuleMessage,
   RunMessage,
   WorkerMessage,
   WorkerStartData,
@@ -37,35 +38,48 @@ export interface SandboxSession {
   release(): void;
 }
 
-/** What every worker starts from: its source text and QuickJS's WebAssembly, compiled once in this process. */
-interface WorkerStart {
-  readonly source: string;
-  /** A `WebAssembly.Module`, posted to each worker (V8 shares its compiled code between threads). */
-  readonly compiled: unknown;
+/** Where QuickJS is, resolved once. */
+interface QuickJSFiles {
+  readonly paths: { readonly core: string; readonly variant: string };
+  readonly wasm: string;
 }
 
-let workerStart: WorkerStart | undefined;
+let files: QuickJSFiles | undefined;
+let source: string | undefined;
+let compiled: object | undefined;
 
-/**
- * The worker's source text ({@link sandboxWorkerMain} called with `require`, the resolved QuickJS paths and the
- * module it is given) and the compiled module. Compiled here, while a worker boots on its own thread, rather than in
- * each worker: a worker started later (after one was terminated) then runs code V8 has already optimized.
- */
-function workerStartOf(): WorkerStart {
-  if (workerStart !== undefined) return workerStart;
+function quickJSFiles(): QuickJSFiles {
+  if (files !== undefined) return files;
   const require = createRequire(import.meta.url);
   const variant = require.resolve('@jitl/quickjs-wasmfile-release-sync');
-  const paths = { core: require.resolve('quickjs-emscripten-core'), variant };
+  files = {
+    paths: { core: require.resolve('quickjs-emscripten-core'), variant },
+    wasm: join(dirname(variant), 'emscripten-module.wasm'),
+  };
+  return files;
+}
+
+/** The worker's source text: {@link sandboxWorkerMain} called with `require`, the resolved paths and its start data. */
+function workerSource(): string {
+  // `__name` is a helper some transpilers insert when they keep function names; the worker defines it as a no-op.
+  source ??=
+    'var __name = (target) => target;\n' +
+    `(${sandboxWorkerMain.toString()})(require, ${JSON.stringify(quickJSFiles().paths)}, require('node:worker_threads').workerData);`;
+  return source;
+}
+
+/**
+ * QuickJS's WebAssembly, compiled once in this process and posted to each worker (V8 shares compiled code between
+ * threads): compiled while the first worker's thread boots, and a worker started later (after one was terminated)
+ * runs code V8 has already compiled and optimized.
+ */
+function compiledQuickJS(): object {
+  if (compiled !== undefined) return compiled;
   // The WebAssembly global of Node (this package's TypeScript libraries do not declare it).
   const wasm = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object } })
     .WebAssembly;
-  const compiled = new wasm.Module(readFileSync(join(dirname(variant), 'emscripten-module.wasm')));
-  // `__name` is a helper some transpilers insert when they keep function names; the worker defines it as a no-op.
-  const source =
-    'var __name = (target) => target;\n' +
-    `(${sandboxWorkerMain.toString()})(require, ${JSON.stringify(paths)}, require('node:worker_threads').workerData);`;
-  workerStart = { source, compiled };
-  return workerStart;
+  compiled = new wasm.Module(readFileSync(quickJSFiles().wasm));
+  return compiled;
 }
 
 /** Idle workers kept warm (each holds one prepared QuickJS module). */
@@ -120,17 +134,21 @@ function admitWaiting(): void {
 }
 
 function spawn(): PooledWorker {
-  const start = workerStartOf();
   const channel = new MessageChannel();
   const posted = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
-  const workerData: WorkerStartData = { compiled: start.compiled, results: { port: channel.port2, posted } };
-  const worker = new Worker(start.source, {
+  const workerData: WorkerStartData = { results: { port: channel.port2, posted } };
+  const worker = new Worker(workerSource(), {
     eval: true,
     stdout: false,
     stderr: false,
     workerData,
     transferList: [channel.port2],
   });
+  // The thread boots meanwhile (tens of milliseconds); the module is first in the result channel when it looks.
+  const module: ModuleMessage = { type: 'module', compiled: compiledQuickJS() };
+  channel.port1.postMessage(module);
+  Atomics.add(posted, 0, 1);
+  Atomics.notify(posted, 0);
   const postResult = (message: CallResultMessage): void => {
     // The message is in the port's queue when postMessage returns: the worker reads it as soon as it wakes.
     channel.port1.postMessage(message);

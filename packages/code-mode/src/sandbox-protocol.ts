@@ -18,9 +18,14 @@ export interface ResultChannel {
 
 /** What a worker starts with (its `workerData`). */
 export interface WorkerStartData {
-  /** QuickJS's `WebAssembly.Module`, compiled once by the host. */
-  readonly compiled: unknown;
+  /** The first message on it is a {@link ModuleMessage}, then call results. */
   readonly results: ResultChannel;
+}
+
+/** QuickJS's `WebAssembly.Module`, compiled once by the host while the worker's thread boots. */
+export interface ModuleMessage {
+  readonly type: 'module';
+  readonly compiled: unknown;
 }
 
 /** Starts one program in the worker. */

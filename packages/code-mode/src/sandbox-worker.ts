@@ -9,6 +9,7 @@ import type {
   ConsoleEntry,
   DoneMessage,
   HostMessage,
+  ModuleMessage,
   RunMessage,
   SandboxOutcome,
   WorkerMessage,
@@ -24,8 +25,8 @@ export interface SandboxWorkerPaths {
 /**
  * The worker's whole program. It runs as the source text of this function (`new Worker(text, { eval: true })`), so it
  * is self-contained: it closes over nothing and receives `require`, the resolved paths and its start data (the
- * variant's `WebAssembly.Module`, compiled once by the host and instantiated once per program, and the channel of
- * call results) as arguments. That keeps
+ * channel of call results, whose first message is the variant's `WebAssembly.Module`, compiled once by the host and
+ * instantiated once per program) as arguments. That keeps
  * one TypeScript source for tests (run from `src`) and the build, with no second entry file to locate at run time.
  *
  * Each program gets a fresh WebAssembly module over its own `WebAssembly.Memory` with a `maximum`: QuickJS's
@@ -41,7 +42,6 @@ export function sandboxWorkerMain(
   paths: SandboxWorkerPaths,
   startData: WorkerStartData,
 ): void {
-  const compiled = startData.compiled as object;
   type Core = typeof import('quickjs-emscripten-core');
   const core = load(paths.core) as Core;
   const variantExports = load(paths.variant) as { default?: unknown };
@@ -80,6 +80,13 @@ export function sandboxWorkerMain(
   const port = parentPort;
   const results = startData.results.port as import('node:worker_threads').MessagePort;
   const posted = startData.results.posted;
+  // The host posts QuickJS's compiled module first, right after starting this thread (and bumps the counter from 0).
+  let first = receiveMessageOnPort(results);
+  while (first === undefined) {
+    Atomics.wait(posted, 0, 0, 50);
+    first = receiveMessageOnPort(results);
+  }
+  const compiled = (first.message as ModuleMessage).compiled as object;
   /**
    * How long a program waiting for a call's result blocks on the result counter before the worker goes back to its
    * event loop (the result then arrives as a message): long enough for a fast tool, short enough that nothing waits
