@@ -109,14 +109,15 @@ export function sandboxWorkerMain(
     readonly describer: QuickJSHandle;
     readonly install: QuickJSHandle;
     /** The program the sandbox's host functions report to, once one took it. */
-    owner: ProgramRun | undefined;
+    readonly route: { owner: ProgramRun | undefined };
   }
 
   const buildSandbox = (module: QuickJSWASMModule, pages: number): Sandbox => {
     const runtime = module.newRuntime();
     const context = runtime.newContext();
-    let owner: ProgramRun | undefined;
+    const route: Sandbox['route'] = { owner: undefined };
     const callFunction = context.newFunction('call', (nameHandle, argsHandle) => {
+      const owner = route.owner;
       if (owner === undefined)
         return context.newError({ name: 'InternalError', message: 'No program runs.' });
       return owner.onCall(context.getString(nameHandle), context.getString(argsHandle));
@@ -124,7 +125,7 @@ export function sandboxWorkerMain(
     context.setProp(context.global, '__call', callFunction);
     callFunction.dispose();
     const consoleFunction = context.newFunction('console', (levelHandle, textHandle) => {
-      owner?.onConsole(
+      route.owner?.onConsole(
         context.getString(levelHandle) as ConsoleEntry['level'],
         context.getString(textHandle),
       );
@@ -142,19 +143,7 @@ export function sandboxWorkerMain(
     const describer = context.getProp(prelude.value, 1);
     const install = context.getProp(prelude.value, 2);
     prelude.value.dispose();
-    return {
-      pages,
-      context,
-      serializer,
-      describer,
-      install,
-      get owner() {
-        return owner;
-      },
-      set owner(program) {
-        owner = program;
-      },
-    };
+    return { pages, context, serializer, describer, install, route };
   };
 
   const prepare = async (pages: number): Promise<Sandbox> => {
@@ -364,7 +353,7 @@ export function sandboxWorkerMain(
       this.serializer = sandbox.serializer;
       this.describer = sandbox.describer;
       this.install = sandbox.install;
-      sandbox.owner = this;
+      sandbox.route.owner = this;
       const runtime = this.context.runtime;
       runtime.setMaxStackSize(this.limits.stackBytes);
       // QuickJS's own allocator limit, under the memory's maximum: most bombs then end as a catchable
