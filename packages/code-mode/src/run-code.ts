@@ -181,7 +181,7 @@ export async function runCode(source: string, options: RunCodeOptions): Promise<
     });
     return failed(error, [], [], 0, startedAt, unusedEarlyCalls);
   }
-  const stripped = stripTypes(source);
+  const stripped = await stripTypes(source);
   if (!stripped.ok) {
     const unusedEarlyCalls = (await options.earlyCalls?.drain()) ?? [];
     return failed(stripped.error, [], [], 0, startedAt, unusedEarlyCalls);
