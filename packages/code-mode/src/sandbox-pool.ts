@@ -254,8 +254,8 @@ export function startSandbox(run: RunMessage, listener: SandboxListener): Sandbo
 }
 
 /**
- * Starts a worker ahead of the first program, so that one does not wait for the thread to start and QuickJS to load
- * (about 60 ms in all on a small machine, most of it the thread's own start). Does nothing when an idle worker is
+ * Starts a worker ahead of the first program, so that one does not wait for the thread to start, QuickJS to load and
+ * its first sandbox to be made (about 100 ms in all on a small machine, half of it the thread's own start). Does nothing when an idle worker is
  * already there. The code tool calls it as soon as a code call starts streaming, so the worker starts while the model
  * is still writing the program; call it at startup to have one ready for the very first program. The worker is
  * unreferenced until a program runs on it: it never keeps a process alive, and `closeCodeSandboxes()` ends it.
