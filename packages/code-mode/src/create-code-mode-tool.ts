@@ -18,7 +18,9 @@ import {
   runCode,
   toolsOption,
 } from './run-code.js';
+import { warmSandboxForProgram } from './sandbox-pool.js';
 import { StreamedProgram } from './streamed-program.js';
+import { warmTypeStripper } from './strip-types.js';
 
 /** The name of the code tool as the model sees it. */
 export const CODE_MODE_TOOL_NAME = 'run_code';
@@ -167,6 +169,9 @@ export function createCodeModeTool(options: CodeModeToolOptions): Tool {
     // While the model writes the program: each call of an eager tool with a complete literal argument starts at
     // once; the program, read strictly from the complete arguments, takes the result when it makes an equal call.
     executeStreaming: async (input, context) => {
+      // The program is on its way: its worker starts (and the type stripper warms up) while the model writes it.
+      warmSandboxForProgram();
+      warmTypeStripper();
       const earlyCalls = new EarlyCalls(
         earlyStarter(context, listenerFor(context), rest.executeCall, tools),
         `${context.toolCallId}/early-`,

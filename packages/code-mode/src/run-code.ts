@@ -35,12 +35,12 @@ import {
   CodeSandboxError,
   CodeSyntaxError,
 } from './errors.js';
-import { startSandbox } from './sandbox-pool.js';
+import { startSandbox, warmSandboxForProgram } from './sandbox-pool.js';
 import type {
   CallMessage,
+  CallResultMessage,
   ConsoleEntry,
   DoneMessage,
-  HostMessage,
   SandboxOutcome,
 } from './sandbox-protocol.js';
 import { stripTypes } from './strip-types.js';
@@ -167,6 +167,8 @@ export async function runCode(source: string, options: RunCodeOptions): Promise<
   if (typeof source !== 'string')
     throw new CodeModeOptionsError({ option: 'source', value: source, problem: 'must be a string' });
   const startedAt = performance.now();
+  // A worker's thread takes tens of milliseconds to start: it starts now, beside the type stripping below.
+  warmSandboxForProgram();
   // The parser's work grows with the source: a source past its limit is refused before it is parsed.
   const sourceBytes =
     source.length > limits.maxSourceBytes ? source.length : Buffer.byteLength(source, 'utf8');
@@ -179,7 +181,7 @@ export async function runCode(source: string, options: RunCodeOptions): Promise<
     });
     return failed(error, [], [], 0, startedAt, unusedEarlyCalls);
   }
-  const stripped = stripTypes(source);
+  const stripped = await stripTypes(source);
   if (!stripped.ok) {
     const unusedEarlyCalls = (await options.earlyCalls?.drain()) ?? [];
     return failed(stripped.error, [], [], 0, startedAt, unusedEarlyCalls);
@@ -356,7 +358,7 @@ class CodeRun {
   }
 
   /** A call from the program: read its arguments, wait for a free slot, run it, hand its outcome back. */
-  private onCall(message: CallMessage, post: (message: HostMessage) => void): void {
+  private onCall(message: CallMessage, post: (message: CallResultMessage) => void): void {
     if (this.ended) return;
     const reply = (observation: ToolObservation): void => {
       if (this.ended) return;

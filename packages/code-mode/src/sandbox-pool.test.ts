@@ -1,14 +1,18 @@
-import { defineTool } from '@org/tools';
+import { defineTool, executeStreamingAction, ToolRegistry } from '@org/tools';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
+  CODE_MODE_TOOL_NAME,
   CodeAbortedError,
   CodeLimitError,
   CodeModeOptionsError,
   closeCodeSandboxes,
   configureCodeSandboxes,
+  createCodeModeTool,
+  prewarmCodeSandbox,
   runCode,
 } from './index.js';
+import { sandboxWorkerCount } from './sandbox-pool.js';
 
 afterEach(() => configureCodeSandboxes({}));
 afterAll(() => closeCodeSandboxes());
@@ -81,5 +85,112 @@ describe('the sandbox pool', () => {
     for (const maxWorkers of [0, -1, 1.5, Number.NaN]) {
       expect(() => configureCodeSandboxes({ maxWorkers })).toThrow(CodeModeOptionsError);
     }
+  });
+});
+
+describe('sandboxes made ahead', () => {
+  // A program that leaves traces everywhere it can; the next one looks for them.
+  const polluter =
+    'globalThis.leak = 1; Object.prototype.polluted = 1; Array.prototype.push = null; JSON.parse = null;\n' +
+    'return Math.random();';
+  const inspector =
+    'return [typeof globalThis.leak, ({}).polluted === undefined, typeof [].push, typeof JSON.parse,\n' +
+    '  Math.random(), Date.now(), typeof __call, typeof __console, typeof __spec];';
+
+  it('gives each program a fresh sandbox on the same worker, back to back or later, with its own time and seed', async () => {
+    configureCodeSandboxes({ maxWorkers: 1 });
+    const effects = (now: number) => ({ now: () => now, randomSeed: () => 7 });
+    const first = await runCode(polluter, { tools: [], effects: effects(1) });
+    expect(first.status).toBe('success');
+    for (const pause of [0, 50]) {
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      const next = await runCode(inspector, { tools: [], effects: effects(1000 + pause) });
+      expect(next.value).toEqual([
+        'undefined',
+        true,
+        'function',
+        'function',
+        first.value,
+        1000 + pause,
+        'undefined',
+        'undefined',
+        'undefined',
+      ]);
+      // The inspector's own traces do not reach the next one either.
+      expect((await runCode(polluter, { tools: [], effects: effects(2) })).value).toBe(first.value);
+    }
+    // A program with another memory size than the sandbox made ahead gets one of its own size.
+    const smaller = await runCode(inspector, {
+      tools: [],
+      limits: { memoryBytes: 32 * 1024 * 1024 },
+      effects: effects(3),
+    });
+    expect((smaller.value as unknown[]).slice(0, 4)).toEqual(['undefined', true, 'function', 'function']);
+  });
+
+  it('never leaves a prewarmed worker behind closeCodeSandboxes, even one still starting', async () => {
+    await closeCodeSandboxes();
+    expect(sandboxWorkerCount()).toBe(0);
+    prewarmCodeSandbox();
+    prewarmCodeSandbox();
+    expect(sandboxWorkerCount()).toBe(1);
+    await closeCodeSandboxes();
+    expect(sandboxWorkerCount()).toBe(0);
+    prewarmCodeSandbox();
+    // The program runs on the prewarmed worker: no second one.
+    expect((await runCode('return 1;', { tools: [] })).value).toBe(1);
+    expect(sandboxWorkerCount()).toBe(1);
+    await closeCodeSandboxes();
+    expect(sandboxWorkerCount()).toBe(0);
+  });
+
+  it('starts the worker when a code call starts streaming, runs the program on it, and leaves none behind', async () => {
+    await closeCodeSandboxes();
+    const tools = new ToolRegistry([createCodeModeTool({ tools: [] })]);
+    const code = JSON.stringify({ code: 'return 6 * 7;' });
+    const execution = executeStreamingAction(tools, { id: 'call_1', toolName: CODE_MODE_TOOL_NAME });
+    execution.push(code.slice(0, 5));
+    await new Promise((resolve) => setImmediate(resolve));
+    // The model is still writing the program: its worker is already starting.
+    expect(sandboxWorkerCount()).toBe(1);
+    execution.push(code.slice(5));
+    execution.complete({ id: 'call_1', toolName: CODE_MODE_TOOL_NAME, args: JSON.parse(code) });
+    const observation = await execution.observation;
+    expect(JSON.parse(String(observation.output)).value).toBe(42);
+    expect(sandboxWorkerCount()).toBe(1);
+    // An answer that will not run leaves its prewarmed worker idle, and closing ends it.
+    await closeCodeSandboxes();
+    const discarded = executeStreamingAction(tools, { id: 'call_2', toolName: CODE_MODE_TOOL_NAME });
+    discarded.push(code.slice(0, 5));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sandboxWorkerCount()).toBe(1);
+    discarded.abort('the answer was discarded');
+    expect((await discarded.observation).status).toBe('aborted');
+    await closeCodeSandboxes();
+    expect(sandboxWorkerCount()).toBe(0);
+  });
+});
+
+describe('call results', () => {
+  it('reach the program whether it is still blocked waiting for them or went back to its event loop', async () => {
+    const pause = defineTool({
+      name: 'pause',
+      description: 'Answers after ms milliseconds.',
+      input: z.object({ ms: z.number() }),
+      execute: async ({ ms }) => {
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return ms;
+      },
+    });
+    // 0 ms: the worker is still blocked on the result counter; 120 ms: past its 50 ms wait, the result comes as a
+    // message; then both kinds at once.
+    const result = await runCode(
+      'const quick = await pause({ ms: 0 });\nconst slow = await pause({ ms: 120 });\n' +
+        'const both = await Promise.all([pause({ ms: 90 }), pause({ ms: 0 }), pause({ ms: 60 })]);\n' +
+        'return [quick, slow, ...both];',
+      { tools: [pause] },
+    );
+    expect(result.value).toEqual([0, 120, 90, 0, 60]);
+    expect(result.calls).toHaveLength(5);
   });
 });

@@ -1,11 +1,21 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import { limitValueProblem } from '@org/core';
 import { CodeModeOptionsError } from './errors.js';
-import type { CallMessage, DoneMessage, HostMessage, RunMessage, WorkerMessage } from './sandbox-protocol.js';
+import type {
+  CallMessage,
+  CallResultMessage,
+  DoneMessage,
+  ModuleMessage,
+  RunMessage,
+  WorkerMessage,
+  WorkerStartData,
+} from './sandbox-protocol.js';
 import { sandboxWorkerMain } from './sandbox-worker.js';
+import { warmTypeStripper } from './strip-types.js';
 
 /** What a run hears from its sandbox. */
 export interface SandboxListener {
@@ -18,7 +28,7 @@ export interface SandboxListener {
 /** One program running in a worker of the pool. */
 export interface SandboxSession {
   /** Hands a call's outcome back to the program (ignored once the program ended). */
-  post(message: HostMessage): void;
+  post(message: CallResultMessage): void;
   /**
    * Ends the worker at once: the one way to stop a program stuck inside one built-in (`Array(2**32-1).indexOf(1)`),
    * where QuickJS's interrupt handler never runs. The pool starts a fresh worker for the next program.
@@ -28,23 +38,48 @@ export interface SandboxSession {
   release(): void;
 }
 
-let source: string | undefined;
+/** Where QuickJS is, resolved once. */
+interface QuickJSFiles {
+  readonly paths: { readonly core: string; readonly variant: string };
+  readonly wasm: string;
+}
 
-/** The worker's source text: {@link sandboxWorkerMain} called with `require` and the resolved QuickJS paths. */
-function workerSource(): string {
-  if (source !== undefined) return source;
+let files: QuickJSFiles | undefined;
+let source: string | undefined;
+let compiled: object | undefined;
+
+function quickJSFiles(): QuickJSFiles {
+  if (files !== undefined) return files;
   const require = createRequire(import.meta.url);
   const variant = require.resolve('@jitl/quickjs-wasmfile-release-sync');
-  const paths = {
-    core: require.resolve('quickjs-emscripten-core'),
-    variant,
+  files = {
+    paths: { core: require.resolve('quickjs-emscripten-core'), variant },
     wasm: join(dirname(variant), 'emscripten-module.wasm'),
   };
+  return files;
+}
+
+/** The worker's source text: {@link sandboxWorkerMain} called with `require`, the resolved paths and its start data. */
+function workerSource(): string {
   // `__name` is a helper some transpilers insert when they keep function names; the worker defines it as a no-op.
-  source =
+  source ??=
     'var __name = (target) => target;\n' +
-    `(${sandboxWorkerMain.toString()})(require, ${JSON.stringify(paths)});`;
+    `(${sandboxWorkerMain.toString()})(require, ${JSON.stringify(quickJSFiles().paths)}, require('node:worker_threads').workerData);`;
   return source;
+}
+
+/**
+ * QuickJS's WebAssembly, compiled once in this process and posted to each worker (V8 shares compiled code between
+ * threads): compiled while the first worker's thread boots, and a worker started later (after one was terminated)
+ * runs code V8 has already compiled and optimized.
+ */
+function compiledQuickJS(): object {
+  if (compiled !== undefined) return compiled;
+  // The WebAssembly global of Node (this package's TypeScript libraries do not declare it).
+  const wasm = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object } })
+    .WebAssembly;
+  compiled = new wasm.Module(readFileSync(quickJSFiles().wasm));
+  return compiled;
 }
 
 /** Idle workers kept warm (each holds one prepared QuickJS module). */
@@ -53,6 +88,8 @@ const MAX_IDLE_WORKERS = 2;
 /** A worker and who listens to it now. */
 interface PooledWorker {
   readonly worker: Worker;
+  /** Posts a call's result on the result channel and wakes the worker if it waits for one. */
+  readonly postResult: (message: CallResultMessage) => void;
   listener: SandboxListener | undefined;
   exited: boolean;
 }
@@ -97,14 +134,44 @@ function admitWaiting(): void {
 }
 
 function spawn(): PooledWorker {
-  const worker = new Worker(workerSource(), { eval: true, stdout: false, stderr: false });
-  const pooled: PooledWorker = { worker, listener: undefined, exited: false };
+  const channel = new MessageChannel();
+  const posted = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+  const workerData: WorkerStartData = { results: { port: channel.port2, posted } };
+  const worker = new Worker(workerSource(), {
+    eval: true,
+    stdout: false,
+    stderr: false,
+    workerData,
+    transferList: [channel.port2],
+  });
+  // The thread boots meanwhile (tens of milliseconds); the module is first in the result channel when it looks.
+  let module: ModuleMessage;
+  try {
+    module = { type: 'module', compiled: compiledQuickJS() };
+  } catch (error) {
+    // The worker would wait for its module for ever.
+    void worker.terminate();
+    channel.port1.close();
+    throw error;
+  }
+  channel.port1.postMessage(module);
+  Atomics.add(posted, 0, 1);
+  Atomics.notify(posted, 0);
+  const postResult = (message: CallResultMessage): void => {
+    // The message is in the port's queue when postMessage returns: the worker reads it as soon as it wakes.
+    channel.port1.postMessage(message);
+    Atomics.add(posted, 0, 1);
+    Atomics.notify(posted, 0);
+  };
+  const pooled: PooledWorker = { worker, postResult, listener: undefined, exited: false };
   worker.on('message', (message: WorkerMessage) => {
     const listener = pooled.listener;
     if (listener === undefined) return;
     if (message.type === 'call') listener.onCall(message);
     else listener.onDone(message);
   });
+  // The host never listens on its end; closed once the worker is gone, whichever way it went.
+  worker.once('exit', () => channel.port1.close());
   const lost = (reason: string): void => {
     if (pooled.exited) return;
     pooled.exited = true;
@@ -155,7 +222,7 @@ export function startSandbox(run: RunMessage, listener: SandboxListener): Sandbo
   };
   return {
     post: (message) => {
-      if (!released && current !== undefined && !current.exited) current.worker.postMessage(message);
+      if (!released && current !== undefined && !current.exited) current.postResult(message);
     },
     terminate: async () => {
       if (released) return;
@@ -187,16 +254,40 @@ export function startSandbox(run: RunMessage, listener: SandboxListener): Sandbo
 }
 
 /**
- * Starts a worker ahead of the first program, so that one does not wait for QuickJS to load (about 50 ms).
+ * Starts a worker ahead of the first program, so that one does not wait for the thread to start, QuickJS to load and
+ * its first sandbox to be made (about 100 ms in all on a small machine, half of it the thread's own start). Does nothing when an idle worker is
+ * already there. The code tool calls it as soon as a code call starts streaming, so the worker starts while the model
+ * is still writing the program; call it at startup to have one ready for the very first program. The worker is
+ * unreferenced until a program runs on it: it never keeps a process alive, and `closeCodeSandboxes()` ends it.
  *
  * @example
  * prewarmCodeSandbox(); // at startup
  */
 export function prewarmCodeSandbox(): void {
-  if (idle.length > 0) return;
+  warmTypeStripper();
+  startIdleWorker();
+}
+
+/** Starts an idle worker unless one is there. */
+function startIdleWorker(): void {
+  if (idle.some((pooled) => !pooled.exited)) return;
   const pooled = spawn();
   pooled.worker.unref();
   idle.push(pooled);
+}
+
+/**
+ * Starts a worker for a program that will soon ask for one, when it would start at once (under `maxWorkers`, nobody
+ * waiting) and no worker is idle: its thread boots while the host prepares the program (types stripped, or the
+ * model still writing it).
+ */
+export function warmSandboxForProgram(): void {
+  if (waiting.length === 0 && busy.size < maxWorkers) startIdleWorker();
+}
+
+/** Workers of the pool alive now, idle and running: for tests that check nothing is left behind. */
+export function sandboxWorkerCount(): number {
+  return idle.length + busy.size;
 }
 
 /**

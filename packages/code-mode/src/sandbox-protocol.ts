@@ -1,7 +1,32 @@
 import type { CodeLimits } from './code-limits.js';
 import type { CodeLimitName } from './errors.js';
 
-/** The messages between the host and a sandbox worker (structured-clone data only). */
+/**
+ * The messages between the host and a sandbox worker (structured-clone data only). Runs go by the worker's own port;
+ * call results by a port of their own that the worker can read synchronously, with a shared counter the host bumps
+ * and wakes (see {@link ResultChannel}): a program waiting for a call's result then blocks on that counter instead of
+ * going back to its event loop, which saves a thread wake-up on every call.
+ */
+
+/** What the host gives a worker for call results: the receiving port and the counter of results posted on it. */
+export interface ResultChannel {
+  /** A `MessagePort` of `node:worker_threads` (typed loosely: the worker reads it through its own `require`). */
+  readonly port: unknown;
+  /** An `Int32Array` over a `SharedArrayBuffer`: its element 0 counts the results posted, for `Atomics.wait`. */
+  readonly posted: Int32Array;
+}
+
+/** What a worker starts with (its `workerData`). */
+export interface WorkerStartData {
+  /** The first message on it is a {@link ModuleMessage}, then call results. */
+  readonly results: ResultChannel;
+}
+
+/** QuickJS's `WebAssembly.Module`, compiled once by the host while the worker's thread boots. */
+export interface ModuleMessage {
+  readonly type: 'module';
+  readonly compiled: unknown;
+}
 
 /** Starts one program in the worker. */
 export interface RunMessage {
@@ -31,8 +56,8 @@ export interface CallResultMessage {
   readonly error?: { readonly code: string; readonly status: string; readonly message: string };
 }
 
-/** The host's messages. */
-export type HostMessage = RunMessage | CallResultMessage;
+/** The host's messages on the worker's own port (call results go by the {@link ResultChannel}). */
+export type HostMessage = RunMessage;
 
 /** The program called a tool. `args` is the JSON text of its argument. */
 export interface CallMessage {

@@ -5,34 +5,43 @@ import type {
   QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
 import type {
+  CallResultMessage,
   ConsoleEntry,
   DoneMessage,
   HostMessage,
+  ModuleMessage,
   RunMessage,
   SandboxOutcome,
   WorkerMessage,
+  WorkerStartData,
 } from './sandbox-protocol.js';
 
 /** Where the worker loads QuickJS from: resolved by the host, so the worker needs no module resolution of its own. */
 export interface SandboxWorkerPaths {
   readonly core: string;
   readonly variant: string;
-  /** The variant's WebAssembly file, compiled once per worker and instantiated once per program. */
-  readonly wasm: string;
 }
 
 /**
  * The worker's whole program. It runs as the source text of this function (`new Worker(text, { eval: true })`), so it
- * is self-contained: it closes over nothing and receives `require` and the resolved paths as arguments. That keeps
+ * is self-contained: it closes over nothing and receives `require`, the resolved paths and its start data (the
+ * channel of call results, whose first message is the variant's `WebAssembly.Module`, compiled once by the host and
+ * instantiated once per program) as arguments. That keeps
  * one TypeScript source for tests (run from `src`) and the build, with no second entry file to locate at run time.
  *
  * Each program gets a fresh WebAssembly module over its own `WebAssembly.Memory` with a `maximum`: QuickJS's
  * `setMemoryLimit` alone does not bound the prebuilt variants' memory, and a module that overflowed its stack or
- * ran out of memory must never run again. The next module is built while the worker is idle (about 20 ms), so a
- * program rarely waits for one. Modules are dropped, not disposed: disposing a runtime with a live handle (a pending
- * call's resolvers) aborts the WebAssembly, and dropping the module frees its memory all the same.
+ * ran out of memory must never run again. The next program's sandbox (module, runtime, context and the generic part
+ * of the prelude) is made while the worker is idle, after the previous program's outcome was sent, so a program
+ * finds it ready and only installs its own functions, time and seed. Modules are dropped, not disposed: disposing a
+ * runtime with a live handle (a pending call's resolvers) aborts the WebAssembly, and dropping the module frees its
+ * memory all the same.
  */
-export function sandboxWorkerMain(load: (path: string) => unknown, paths: SandboxWorkerPaths): void {
+export function sandboxWorkerMain(
+  load: (path: string) => unknown,
+  paths: SandboxWorkerPaths,
+  startData: WorkerStartData,
+): void {
   type Core = typeof import('quickjs-emscripten-core');
   const core = load(paths.core) as Core;
   const variantExports = load(paths.variant) as { default?: unknown };
@@ -43,63 +52,166 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
     globalThis as unknown as {
       WebAssembly: {
         Memory: new (descriptor: { initial: number; maximum: number }) => object;
-        Module: new (bytes: Uint8Array) => object;
+        Module: abstract new (...args: never[]) => object;
+        Instance: new (module: object, imports: object) => object;
+        instantiate: (source: object, imports: object) => Promise<unknown>;
       };
     }
   ).WebAssembly;
+  // quickjs-emscripten instantiates the compiled module with the asynchronous `WebAssembly.instantiate`, whose
+  // promise V8 may settle only after its background compile jobs (lazy compilation, tier-up): measured up to 250 ms
+  // on a busy machine, against under 2 ms for the synchronous instantiation. This realm is the sandbox's own and
+  // nothing else in it instantiates WebAssembly, so the compiled-module case is made synchronous here.
+  const instantiate = wasm.instantiate.bind(wasm);
+  wasm.instantiate = (source, imports) =>
+    source instanceof wasm.Module
+      ? Promise.resolve(new wasm.Instance(source, imports))
+      : instantiate(source, imports);
   // QuickJS learns the time zone from this realm (emscripten's localtime asks the worker's own Date): made UTC here,
   // so a program's local time (parsing '2020-01-02T03:04' included) is UTC on every host. The host's realm is
   // another one: its Date is untouched.
   (
     globalThis as unknown as { Date: { prototype: { getTimezoneOffset: () => number } } }
   ).Date.prototype.getTimezoneOffset = () => 0;
-  const { readFileSync } = load('node:fs') as typeof import('node:fs');
-  // Compiling QuickJS takes most of a module's start: done once, each program instantiates the compiled module.
-  const compiled = new wasm.Module(readFileSync(paths.wasm));
-  const { parentPort } = load('node:worker_threads') as typeof import('node:worker_threads');
+  const { parentPort, receiveMessageOnPort } = load(
+    'node:worker_threads',
+  ) as typeof import('node:worker_threads');
   if (parentPort === null) return;
   const port = parentPort;
+  const results = startData.results.port as import('node:worker_threads').MessagePort;
+  const posted = startData.results.posted;
+  // The host posts QuickJS's compiled module first, right after starting this thread (and bumps the counter from 0).
+  let first = receiveMessageOnPort(results);
+  while (first === undefined) {
+    Atomics.wait(posted, 0, 0, 50);
+    first = receiveMessageOnPort(results);
+  }
+  const compiled = (first.message as ModuleMessage).compiled as object;
+  /**
+   * How long a program waiting for a call's result blocks on the result counter before the worker goes back to its
+   * event loop (the result then arrives as a message): long enough for a fast tool, short enough that nothing waits
+   * behind it. `worker.terminate()` interrupts the wait.
+   */
+  const RESULT_WAIT_MS = 50;
   const PAGE = 65_536;
   // QuickJS's module asks for this much at start (16 MiB); a memory may not start smaller.
   const INITIAL_PAGES = 256;
 
-  let prepared: { pages: number; module: Promise<QuickJSWASMModule> } | undefined;
-  const prepare = (pages: number): Promise<QuickJSWASMModule> => {
+  /**
+   * One program's sandbox, made before the program arrives: a fresh module over its own memory, its runtime and
+   * context, and the prelude's program-independent part evaluated. Taken by one program only, then dropped.
+   */
+  interface Sandbox {
+    readonly pages: number;
+    readonly context: QuickJSContext;
+    /** The prelude's serializer of the program's value, its reader of a thrown value, and its installer. */
+    readonly serializer: QuickJSHandle;
+    readonly describer: QuickJSHandle;
+    readonly install: QuickJSHandle;
+    /** The program the sandbox's host functions report to, once one took it. */
+    readonly route: { owner: ProgramRun | undefined };
+  }
+
+  const buildSandbox = (module: QuickJSWASMModule, pages: number): Sandbox => {
+    const runtime = module.newRuntime();
+    const context = runtime.newContext();
+    const route: Sandbox['route'] = { owner: undefined };
+    const callFunction = context.newFunction('call', (nameHandle, argsHandle) => {
+      const owner = route.owner;
+      if (owner === undefined)
+        return context.newError({ name: 'InternalError', message: 'No program runs.' });
+      return owner.onCall(context.getString(nameHandle), context.getString(argsHandle));
+    });
+    context.setProp(context.global, '__call', callFunction);
+    callFunction.dispose();
+    const consoleFunction = context.newFunction('console', (levelHandle, textHandle) => {
+      route.owner?.onConsole(
+        context.getString(levelHandle) as ConsoleEntry['level'],
+        context.getString(textHandle),
+      );
+    });
+    context.setProp(context.global, '__console', consoleFunction);
+    consoleFunction.dispose();
+    const prelude = context.evalCode(PRELUDE, 'prelude.js');
+    if (prelude.error !== undefined) {
+      const reason = String(context.dump(prelude.error));
+      prelude.error.dispose();
+      throw new Error(`the sandbox's prelude failed: ${reason}`);
+    }
+    // Kept out of the program's reach: only the host holds these handles.
+    const serializer = context.getProp(prelude.value, 0);
+    const describer = context.getProp(prelude.value, 1);
+    const install = context.getProp(prelude.value, 2);
+    prelude.value.dispose();
+    return { pages, context, serializer, describer, install, route };
+  };
+
+  const prepare = async (pages: number): Promise<Sandbox> => {
     const memory = new wasm.Memory({ initial: INITIAL_PAGES, maximum: pages });
     const options = { wasmMemory: memory, wasmModule: compiled } as Parameters<Core['newVariant']>[1];
-    return core.newQuickJSWASMModuleFromVariant(core.newVariant(baseVariant, options));
+    const module = await core.newQuickJSWASMModuleFromVariant(core.newVariant(baseVariant, options));
+    return buildSandbox(module, pages);
   };
-  const takeModule = (pages: number): Promise<QuickJSWASMModule> => {
-    const ready = prepared !== undefined && prepared.pages === pages ? prepared.module : prepare(pages);
+  let prepared: { pages: number; sandbox: Promise<Sandbox> } | undefined;
+  /** The sandbox made ahead when it has the program's memory size, else a new one; never handed out twice. */
+  const takeSandbox = (pages: number): Promise<Sandbox> => {
+    const ready = prepared !== undefined && prepared.pages === pages ? prepared.sandbox : prepare(pages);
     prepared = undefined;
     return ready;
   };
   const prepareNext = (pages: number): void => {
-    prepared = { pages, module: prepare(pages) };
-    // A failure shows when the module is taken; nothing to report while idle.
-    prepared.module.catch(() => {});
+    prepared = { pages, sandbox: prepare(pages) };
+    // A failure shows when the sandbox is taken; nothing to report while idle.
+    prepared.sandbox.catch(() => {});
   };
 
   const send = (message: WorkerMessage): void => port.postMessage(message);
   let current: ProgramRun | undefined;
 
+  let programSeen = false;
   port.on('message', (message: HostMessage) => {
     if (message.type === 'run') {
+      programSeen = true;
       const pages = Math.floor(message.limits.memoryBytes / PAGE);
-      takeModule(pages).then(
-        (module) => {
-          current = new ProgramRun(module, message);
+      takeSandbox(pages).then(
+        (sandbox) => {
+          current = new ProgramRun(sandbox, message);
           current.start();
+          awaitResults();
         },
-        (error: unknown) => finish(message.runId, { kind: 'crashed', reason: String(error) }, [], 0),
+        (error: unknown) => finish(message.runId, pages, { kind: 'crashed', reason: String(error) }, [], 0),
       );
-    } else if (current !== undefined && current.runId === message.runId) {
-      current.settleCall(message.callId, message.json, message.error);
     }
+  });
+
+  const deliver = (message: CallResultMessage): void => {
+    if (current !== undefined && current.runId === message.runId)
+      current.settleCall(message.callId, message.json, message.error);
+  };
+  /**
+   * While the program waits for calls' results, the worker takes them from the result port as they are posted,
+   * blocked on the shared counter between them: no trip through the event loop per call. The counter is read before
+   * the port, so a result posted in between makes the wait return at once.
+   */
+  const awaitResults = (): void => {
+    while (current?.waitingForCalls() === true) {
+      const seen = Atomics.load(posted, 0);
+      const next = receiveMessageOnPort(results);
+      if (next !== undefined) {
+        deliver(next.message as CallResultMessage);
+        continue;
+      }
+      if (Atomics.wait(posted, 0, seen, RESULT_WAIT_MS) === 'timed-out') return;
+    }
+  };
+  results.on('message', (message: CallResultMessage) => {
+    deliver(message);
+    awaitResults();
   });
 
   const finish = (
     runId: number,
+    pages: number,
     outcome: SandboxOutcome,
     consoleEntries: ConsoleEntry[],
     cpuMs: number,
@@ -107,36 +219,15 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
     const done: DoneMessage = { type: 'done', runId, outcome, console: consoleEntries, cpuMs };
     current = undefined;
     send(done);
+    // The outcome is on its way: the next program's sandbox is made now, off that program's path.
+    prepareNext(pages);
   };
 
   /** The program's rules, installed before it runs; evaluated as its own script so the program's lines stay put. */
   const PRELUDE = `(function () {
   'use strict';
-  const call = globalThis.__call, write = globalThis.__console, spec = JSON.parse(globalThis.__spec);
-  delete globalThis.__call; delete globalThis.__console; delete globalThis.__spec;
-  let state = spec.seed >>> 0;
-  Math.random = function random() {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  // Date is frozen at the effects' time and every path to it leads here: the constructor is replaced on the shared
-  // prototype too, so 'new Date().constructor' or 'Object.getPrototypeOf(d).constructor' never reach the real clock.
-  // (Local time is UTC: see the worker's getTimezoneOffset above.)
-  const RealDate = Date, now = spec.now, construct = Reflect.construct;
-  const DatePrototype = RealDate.prototype;
-  function SandboxDate(...args) {
-    if (!new.target) return new SandboxDate().toString();
-    return construct(RealDate, args.length === 0 ? [now] : args, new.target);
-  }
-  Object.defineProperty(SandboxDate, 'prototype', { value: DatePrototype });
-  Object.defineProperty(DatePrototype, 'constructor', { value: SandboxDate, writable: true, configurable: true });
-  SandboxDate.now = () => now;
-  SandboxDate.parse = RealDate.parse;
-  SandboxDate.UTC = RealDate.UTC;
-  globalThis.Date = SandboxDate;
+  const call = globalThis.__call, write = globalThis.__console;
+  delete globalThis.__call; delete globalThis.__console;
   // Their callbacks run when the collector decides: a timing channel, and a program that differs between runs.
   delete globalThis.WeakRef;
   delete globalThis.FinalizationRegistry;
@@ -149,20 +240,50 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
   for (const level of ['log', 'info', 'warn', 'error', 'debug'])
     consoleObject[level] = (...values) => { write(level, values.map(show).join(' ')); };
   globalThis.console = Object.freeze(consoleObject);
-  for (const { identifier, toolName } of spec.functions) {
-    globalThis[identifier] = async function (args) {
-      const text = JSON.stringify(args === undefined ? {} : args, (key, value) => {
-        if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint')
-          throw new TypeError(identifier + ': arguments must be JSON (found a ' + typeof value + ' at ' + JSON.stringify(key) + ')');
-        return value;
-      });
-      // Checked before the text leaves the sandbox (the host checks its UTF-8 bytes again): a string can be no
-      // shorter in UTF-8 bytes than in characters.
-      if (text.length > spec.maxArgumentsBytes)
-        throw new TypeError(identifier + ': the arguments are larger than ' + spec.maxArgumentsBytes + ' bytes of JSON');
-      return JSON.parse(await call(toolName, text));
+  // What depends on the program (its functions, time and seed), installed once when it arrives.
+  let installed = false;
+  const install = (specText) => {
+    if (installed) throw new Error('the sandbox is already installed');
+    installed = true;
+    const spec = JSON.parse(specText);
+    let state = spec.seed >>> 0;
+    Math.random = function random() {
+      state = (state + 0x6d2b79f5) >>> 0;
+      let t = state;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
-  }
+    // Date is frozen at the effects' time and every path to it leads here: the constructor is replaced on the shared
+    // prototype too, so 'new Date().constructor' or 'Object.getPrototypeOf(d).constructor' never reach the real clock.
+    // (Local time is UTC: see the worker's getTimezoneOffset above.)
+    const RealDate = Date, now = spec.now, construct = Reflect.construct;
+    const DatePrototype = RealDate.prototype;
+    function SandboxDate(...args) {
+      if (!new.target) return new SandboxDate().toString();
+      return construct(RealDate, args.length === 0 ? [now] : args, new.target);
+    }
+    Object.defineProperty(SandboxDate, 'prototype', { value: DatePrototype });
+    Object.defineProperty(DatePrototype, 'constructor', { value: SandboxDate, writable: true, configurable: true });
+    SandboxDate.now = () => now;
+    SandboxDate.parse = RealDate.parse;
+    SandboxDate.UTC = RealDate.UTC;
+    globalThis.Date = SandboxDate;
+    for (const { identifier, toolName } of spec.functions) {
+      globalThis[identifier] = async function (args) {
+        const text = JSON.stringify(args === undefined ? {} : args, (key, value) => {
+          if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint')
+            throw new TypeError(identifier + ': arguments must be JSON (found a ' + typeof value + ' at ' + JSON.stringify(key) + ')');
+          return value;
+        });
+        // Checked before the text leaves the sandbox (the host checks its UTF-8 bytes again): a string can be no
+        // shorter in UTF-8 bytes than in characters.
+        if (text.length > spec.maxArgumentsBytes)
+          throw new TypeError(identifier + ': the arguments are larger than ' + spec.maxArgumentsBytes + ' bytes of JSON');
+        return JSON.parse(await call(toolName, text));
+      };
+    }
+  };
   const stringify = JSON.stringify;
   const serialize = (value) => stringify(value, (key, item) => {
     const kind = typeof item;
@@ -184,7 +305,7 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
     }
     return stringify([text('name'), message, text('stack'), text('code'), json]);
   };
-  return [serialize, describeThrown];
+  return [serialize, describeThrown, install];
 })();`;
 
   // The program is one async function; the opening sits on its first line so every line keeps its number.
@@ -201,6 +322,7 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
   class ProgramRun {
     readonly runId: number;
     private readonly context: QuickJSContext;
+    private readonly pages: number;
     private readonly limits: RunMessage['limits'];
     private readonly calls = new Map<number, QuickJSDeferredPromise>();
     private readonly consoleEntries: ConsoleEntry[] = [];
@@ -212,27 +334,34 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
     /** Set by a host function that found a limit passed; the interrupt handler then stops the program at once. */
     private stop: SandboxOutcome | undefined;
     private promise: QuickJSHandle | undefined;
-    private serializer: QuickJSHandle | undefined;
-    private describer: QuickJSHandle | undefined;
-    private sampledAt = 0;
+    private readonly serializer: QuickJSHandle;
+    private readonly describer: QuickJSHandle;
+    private readonly install: QuickJSHandle;
+    private sampledAt = performance.now();
     private heapLimit = 0;
     private heapPeak = 0;
     private ended = false;
 
     constructor(
-      module: QuickJSWASMModule,
+      sandbox: Sandbox,
       private readonly message: RunMessage,
     ) {
       this.runId = message.runId;
       this.limits = message.limits;
-      const runtime = module.newRuntime();
+      this.pages = sandbox.pages;
+      this.context = sandbox.context;
+      this.serializer = sandbox.serializer;
+      this.describer = sandbox.describer;
+      this.install = sandbox.install;
+      sandbox.route.owner = this;
+      const runtime = this.context.runtime;
       runtime.setMaxStackSize(this.limits.stackBytes);
       // QuickJS's own allocator limit, under the memory's maximum: most bombs then end as a catchable
       // "out of memory" inside QuickJS instead of a failed grow of the WebAssembly memory.
       this.heapLimit = Math.floor(this.limits.memoryBytes / 2);
       runtime.setMemoryLimit(this.heapLimit);
       runtime.setInterruptHandler(() => {
-        // Every few milliseconds: the high-water mark of QuickJS's heap, to tell its out-of-memory `null` from a
+        // Every few milliseconds of the program (not at its start: measuring walks the whole heap): the high-water mark of QuickJS's heap, to tell its out-of-memory `null` from a
         // program's own `throw null` (QuickJS cannot allocate an error at its limit, so it throws `null`).
         const now = performance.now();
         if (now - this.sampledAt > 2) {
@@ -241,27 +370,11 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
         }
         return this.stop !== undefined || now > this.sliceDeadline;
       });
-      this.context = runtime.newContext();
     }
 
     start(): void {
-      const pages = Math.floor(this.limits.memoryBytes / PAGE);
-      prepareNext(pages);
       const context = this.context;
       try {
-        const callFunction = context.newFunction('call', (nameHandle, argsHandle) =>
-          this.onCall(context.getString(nameHandle), context.getString(argsHandle)),
-        );
-        context.setProp(context.global, '__call', callFunction);
-        callFunction.dispose();
-        const consoleFunction = context.newFunction('console', (levelHandle, textHandle) => {
-          this.onConsole(
-            context.getString(levelHandle) as ConsoleEntry['level'],
-            context.getString(textHandle),
-          );
-        });
-        context.setProp(context.global, '__console', consoleFunction);
-        consoleFunction.dispose();
         const spec = JSON.stringify({
           functions: this.message.functions,
           maxArgumentsBytes: this.message.maxArgumentsBytes,
@@ -269,21 +382,16 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
           seed: this.message.randomSeed,
         });
         const specHandle = context.newString(spec);
-        context.setProp(context.global, '__spec', specHandle);
-        specHandle.dispose();
         // The prelude is the sandbox's own code: it runs outside the program's CPU budget.
-        const prelude = context.evalCode(PRELUDE, 'prelude.js');
-        if ('error' in prelude && prelude.error !== undefined) {
-          const reason = this.describe(prelude.error).reason;
-          prelude.error.dispose();
+        const installed = context.callFunction(this.install, context.undefined, specHandle);
+        specHandle.dispose();
+        if (installed.error !== undefined) {
+          const reason = this.describe(installed.error).reason;
+          installed.error.dispose();
           this.end({ kind: 'crashed', reason: `the sandbox's prelude failed: ${reason}` });
           return;
         }
-        // The prelude's value holds the serializer of the program's result and the reader of a thrown value, kept
-        // out of the program's reach.
-        this.serializer = context.getProp(prelude.value, 0);
-        this.describer = context.getProp(prelude.value, 1);
-        prelude.value.dispose();
+        installed.value.dispose();
         const evaluated = this.slice(() =>
           context.evalCode(`${OPENING}${this.message.program}\n})()`, 'program.js'),
         );
@@ -301,6 +409,11 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
       } catch (error) {
         this.end(this.hostFailure(error));
       }
+    }
+
+    /** True while the program is pending on calls whose results have not come back. */
+    waitingForCalls(): boolean {
+      return !this.ended && this.calls.size > 0;
     }
 
     settleCall(
@@ -388,7 +501,6 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
       try {
         if (context.typeof(value) === 'undefined') return { kind: 'returned', json: undefined };
         const serializer = this.serializer;
-        if (serializer === undefined) return { kind: 'crashed', reason: 'the sandbox has no serializer' };
         const result = this.slice(() => context.callFunction(serializer, context.undefined, value));
         if (result.error !== undefined) {
           const described = this.describe(result.error);
@@ -412,7 +524,7 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
       }
     }
 
-    private onCall(toolName: string, args: string): QuickJSHandle {
+    onCall(toolName: string, args: string): QuickJSHandle {
       const context = this.context;
       this.callCount += 1;
       if (this.callCount > this.limits.maxToolCalls) {
@@ -430,7 +542,7 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
       return deferred.handle;
     }
 
-    private onConsole(level: ConsoleEntry['level'], text: string): void {
+    onConsole(level: ConsoleEntry['level'], text: string): void {
       this.consoleBytes += Buffer.byteLength(text, 'utf8') + 1;
       if (this.consoleBytes > this.limits.maxConsoleBytes) {
         this.stop ??= { kind: 'limit', limit: 'maxConsoleBytes' };
@@ -502,7 +614,6 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
     private readThrown(handle: QuickJSHandle): (string | null)[] | undefined {
       const context = this.context;
       const describer = this.describer;
-      if (describer === undefined) return undefined;
       const result = this.slice(() => context.callFunction(describer, context.undefined, handle));
       if (result.error !== undefined) {
         result.error.dispose();
@@ -572,10 +683,38 @@ export function sandboxWorkerMain(load: (path: string) => unknown, paths: Sandbo
       if (this.ended) return;
       this.ended = true;
       // Pending calls' results that arrive later are ignored (`settleCall` checks `ended`); the module is dropped.
-      finish(this.runId, outcome, this.consoleEntries, this.cpuMs);
+      finish(this.runId, this.pages, outcome, this.consoleEntries, this.cpuMs);
     }
   }
 
-  // Build the first module at once, so the first program rarely waits for it.
+  /**
+   * Runs a small program of the sandbox's own on a sandbox made for it, then drops that sandbox (its module never
+   * runs anything else). WebAssembly is compiled lazily, function by function, and the JavaScript around it starts
+   * interpreted: without this, the worker's first real program would pay for compiling QuickJS's parser, promise
+   * jobs and JSON paths (about 5 ms on a small machine). Done once per worker, after its first sandbox is ready and
+   * only if no program came meanwhile, so a program that arrives at once is not kept waiting by it.
+   */
+  const warmUp = async (): Promise<void> => {
+    // A program already came: it is doing the compiling, and must not wait for a second instantiation.
+    if (programSeen) return;
+    const { context, install, serializer } = await prepare(INITIAL_PAGES);
+    const spec = context.newString(
+      JSON.stringify({ functions: [], maxArgumentsBytes: 1024, now: 0, seed: 1 }),
+    );
+    context.callFunction(install, context.undefined, spec);
+    const evaluated = context.evalCode(
+      `${OPENING}const values = [1, 2, 3].map((n) => ({ n, text: String(n) }));\nawait null;\n` +
+        'return { values, total: values.reduce((sum, value) => sum + value.n, 0) };\n})()',
+      'program.js',
+    );
+    if (evaluated.error !== undefined) return;
+    context.runtime.executePendingJobs();
+    const state = context.getPromiseState(evaluated.value);
+    if (state.type === 'fulfilled') context.callFunction(serializer, context.undefined, state.value);
+    // Nothing is disposed: the module is dropped whole.
+  };
+
+  // Make the first sandbox at once, so the first program rarely waits for it; then warm the code paths up.
   prepareNext(Math.floor((64 * 1024 * 1024) / PAGE));
+  prepared?.sandbox.then(warmUp).catch(() => {});
 }

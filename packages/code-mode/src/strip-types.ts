@@ -1,4 +1,3 @@
-import { transform } from 'sucrase';
 import { CodeSyntaxError } from './errors.js';
 
 /** What {@link stripTypes} gives: the program as JavaScript, or why it does not parse. */
@@ -6,12 +5,40 @@ export type StrippedProgram =
   | { readonly ok: true; readonly javascript: string }
   | { readonly ok: false; readonly error: CodeSyntaxError };
 
+type Transform = typeof import('sucrase').transform;
+
+let loading: Promise<Transform> | undefined;
+let warmed = false;
+
+/**
+ * sucrase, loaded when a program first needs it rather than when this package is imported (about 40 ms on a small
+ * machine): a process that never runs a program, or whose first program is announced by a streaming code call, does
+ * not wait for it at startup.
+ */
+function loadTransform(): Promise<Transform> {
+  loading ??= import('sucrase').then((sucrase) => sucrase.transform);
+  return loading;
+}
+
+/**
+ * Loads sucrase and strips a small program once (once per process): its first run is several times slower than the
+ * next ones (its code is not compiled yet), and a program on its way should not pay for that.
+ */
+export function warmTypeStripper(): void {
+  if (warmed) return;
+  warmed = true;
+  void stripTypes(
+    'const items: { id: string }[] = await list({});\nreturn items.map((item) => item.id as string);',
+  ).catch(() => {});
+}
+
 /**
  * The model's TypeScript (or JavaScript) as JavaScript: types removed by sucrase, which keeps every line where it
  * was, so QuickJS's line numbers are the model's. Modern syntax is left as is (QuickJS runs ES2023); imports are not
  * rewritten (a program has none to import). A parse failure is a `CodeSyntaxError` with its line and column.
  */
-export function stripTypes(source: string): StrippedProgram {
+export async function stripTypes(source: string): Promise<StrippedProgram> {
+  const transform = await loadTransform();
   try {
     const { code } = transform(source, { transforms: ['typescript'], disableESTransforms: true });
     return { ok: true, javascript: code };
