@@ -124,6 +124,20 @@ return { sum, failure };`,
     });
     const approved = await runCode(program, { tools: shopTools, approveCall: () => true });
     expect(approved.value).toEqual({ refunded: 'o1' });
+    // An approveCall that throws refuses the call (failing closed) and says why, in plan mode's words.
+    const failing = await runCode(program, {
+      tools: shopTools,
+      approveCall: () => {
+        throw new Error('approval service down');
+      },
+    });
+    expect(failing.value).toBe(
+      "Call to 'refund_order' was not run: deciding whether tool 'refund_order' needs approval failed (approval service down).",
+    );
+    expect(failing.calls[0]?.observation).toMatchObject({
+      status: 'blocked',
+      error: { code: 'approval_required', details: { toolName: 'refund_order' } },
+    });
   });
 
   it('decides approval on the validated, coerced arguments, and runs exactly those', async () => {

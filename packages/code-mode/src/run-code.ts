@@ -18,7 +18,7 @@ import {
   type ToolObservation,
   ToolRegistry,
   toJsonValue,
-  toolNeedsApproval,
+  unattendedApprovalRefusal,
   validateToolArguments,
 } from '@org/tools';
 import { type CodeLimits, resolveCodeLimits } from './code-limits.js';
@@ -478,13 +478,15 @@ class CodeRun {
         }
         call = { ...action, args: checked.value as Record<string, unknown> };
       }
-      if (tool !== undefined && tool.needsApproval !== false && !(await this.approved(tool, call))) {
-        return this.refuse(
-          call,
-          'blocked',
-          'approval_required',
-          `Call to '${tool.name}' was not run: tool '${tool.name}' needs approval, which a program cannot ask for. Call '${tool.name}' directly instead.`,
-        );
+      if (tool !== undefined && tool.needsApproval !== false) {
+        // The rule plan steps follow too (`unattendedApprovalRefusal`): the same decision, the same words.
+        const refusal = await unattendedApprovalRefusal(tool, call, {
+          subject: `Call to '${tool.name}'`,
+          container: 'program',
+          approve: this.options.approveCall,
+        });
+        if (refusal !== undefined)
+          return this.refuse(call, 'blocked', refusal.code, refusal.message, refusal.details);
       }
       const onEvent = this.options.onEvent;
       if (this.options.executeCall !== undefined)
@@ -504,17 +506,6 @@ class CodeRun {
         'tool_execution_failed',
         `Call to '${action.toolName}' failed: ${errorMessageOf(error)}`,
       );
-    }
-  }
-
-  /** True when the call may run: its tool needs no approval for these arguments, or `approveCall` approved it. */
-  private async approved(tool: Tool, action: Action): Promise<boolean> {
-    try {
-      if (!(await toolNeedsApproval(tool, action.args))) return true;
-      return (await this.options.approveCall?.(action)) === true;
-    } catch {
-      // Failing closed, as plan mode does.
-      return false;
     }
   }
 
