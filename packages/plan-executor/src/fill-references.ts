@@ -9,7 +9,7 @@ import {
   toInterpolatedText,
   UnreadableOutput,
 } from './read-reference.js';
-import type { Reference } from './reference.js';
+import type { Reference, StringTemplate } from './reference.js';
 
 /** A step's arguments would grow past `maxArgumentsBytes` as its references are filled in. */
 export class ArgumentsTooLarge {
@@ -57,6 +57,11 @@ export class ReferenceFiller {
     this.#parsedValues[position] = NOT_PARSED;
   }
 
+  /** The output recorded for a position (`undefined` before it finished, and for a step that failed). */
+  outputOf(position: number): unknown {
+    return this.#values[position];
+  }
+
   /** A copy of `args` with each reference site filled. Throws `ArgumentsTooLarge` past the byte limit. */
   fill(args: Readonly<Record<string, unknown>>, template: ArgumentTemplate): FilledArguments {
     const maximum = this.#limits.maxArgumentsBytes;
@@ -72,13 +77,15 @@ export class ReferenceFiller {
    * text the length of the text it adds.
    */
   #valueForSite(site: TemplateSite): unknown {
-    const template = site.template;
-    if (template.kind === 'whole') {
-      const value = this.#lookup(template.reference, site);
+    const whole = site.reference;
+    if (whole !== undefined) {
+      const value = this.#lookup(whole, site);
       if (value === MISSING) return null;
       this.#charge(value);
       return value;
     }
+    // Not a whole reference, so text with references in it.
+    const template = site.template as Extract<StringTemplate, { kind: 'text' }>;
     const pieces: string[] = [];
     for (const part of template.parts) {
       if (typeof part === 'string') {
@@ -105,6 +112,12 @@ export class ReferenceFiller {
   #charge(value: unknown): void {
     if (typeof value === 'string') {
       this.#spend(value.length + 2);
+      return;
+    }
+    // A number, boolean or null costs 8, as measureJsonValue counts it, without the walk (and the closure and
+    // result object it allocates): references to scalars are the common case, one per reference filled.
+    if (value === null || typeof value !== 'object') {
+      this.#spend(8);
       return;
     }
     const budget = Math.max(0, this.#remaining);
