@@ -1,10 +1,8 @@
 import { type MalformedReference, type Reference, type StringTemplate, scanReferences } from './reference.js';
 
 /**
- * One string value inside a step's arguments that holds references. Besides its path (for messages) it holds what
- * filling it reads, so that a run touches this one object per site: a long plan's templates live in the old
- * generation, scattered, and every further object read per site was a cache miss (at 10,000 steps, following
- * `path` and `template.reference` cost 0.3 µs per step, a third of the executor's time).
+ * One string value inside a step's arguments that holds references: its path (for messages), and where the fill
+ * writes it, as {@link fillProgramOf} lays them out for a run.
  */
 export interface TemplateSite {
   /** Keys and indexes from the arguments object to the string. */
@@ -31,6 +29,8 @@ export interface ArgumentTemplate {
    * written arguments to its byte limit without walking them again.
    */
   readonly writtenBytes: number;
+  /** See {@link fillProgramOf}; made at the first fill, once every reference's `stepIndex` is set. */
+  program?: readonly unknown[];
 }
 
 /** Every reference site in a step's arguments and every malformed `$ref:`, with where it was found. */
@@ -142,38 +142,63 @@ function shallowCopy(value: unknown): Record<string | number, unknown> {
   >;
 }
 
+/** What a fill asks of the run: the value of a site, or of a whole reference to a step's output. */
+export interface SiteValues {
+  /** The value a site is filled with. */
+  siteValue(site: TemplateSite): unknown;
+  /** The value of a whole reference, with no path, to the output of the step at `stepIndex`. */
+  outputValue(stepIndex: number, site: TemplateSite): unknown;
+}
+
 /**
- * Fills a step's arguments: a copy of `args` where each site holds `resolveSite(site)`. Only the containers on a
- * site's path are copied (each once, listed by `compileArguments`); the plan's own arguments are never modified.
+ * Everything filling a template reads, in one flat array read front to back: how many containers to copy, each as
+ * (the copy it sits in, its key); then each site as (its copy, its key, the step index of a whole reference with no
+ * path or -1, the site). A long plan's templates live in the old generation, scattered: reading a template's sites,
+ * containers, sites' paths and references object by object cost a cache miss each (at 10,000 steps, a third of the
+ * executor's time per step); one array costs one or two. Made at the first fill, when the references are resolved
+ * (validation and streaming set `stepIndex` before a run sees the template), and kept on the template.
+ */
+export function fillProgramOf(template: ArgumentTemplate): readonly unknown[] {
+  if (template.program !== undefined) return template.program;
+  const containers = template.containers;
+  const program: unknown[] = [containers.length / 2, ...containers];
+  for (const site of template.sites) {
+    const reference = site.reference;
+    const output = reference !== undefined && reference.path.length === 0 ? reference.stepIndex : -1;
+    program.push(site.container, site.key, output, site);
+  }
+  template.program = program;
+  return program;
+}
+
+/**
+ * Fills a step's arguments: a copy of `args` where each site holds its value. Only the containers on a site's path
+ * are copied (each once, listed by `compileArguments`); the plan's own arguments are never modified.
  */
 export function fillArguments(
   args: Readonly<Record<string, unknown>>,
   template: ArgumentTemplate,
-  resolveSite: (site: TemplateSite) => unknown,
+  values: SiteValues,
 ): Record<string, unknown> {
+  const program = fillProgramOf(template);
   const root = shallowCopy(args);
-  const sites = template.sites;
-  const containers = template.containers;
-  if (containers.length === 0) {
-    for (let index = 0; index < sites.length; index++) {
-      const site = sites[index]!;
-      setOwn(root, site.key, resolveSite(site));
-    }
-    return root as Record<string, unknown>;
-  }
+  const containerCount = program[0] as number;
   // Sized up front: a literal grown by push reallocates its store to 17 slots, once per step.
-  const copies: Record<string | number, unknown>[] = new Array(containers.length / 2 + 1);
+  const copies: Record<string | number, unknown>[] = new Array(containerCount + 1);
   copies[0] = root;
-  for (let index = 0; index < containers.length; index += 2) {
-    const parent = copies[containers[index] as number]!;
-    const key = containers[index + 1]!;
+  let at = 1;
+  for (let container = 1; container <= containerCount; container++, at += 2) {
+    const parent = copies[program[at] as number]!;
+    const key = program[at + 1] as string | number;
     const copy = shallowCopy(parent[key]);
     setOwn(parent, key, copy);
-    copies[index / 2 + 1] = copy;
+    copies[container] = copy;
   }
-  for (let index = 0; index < sites.length; index++) {
-    const site = sites[index]!;
-    setOwn(copies[site.container]!, site.key, resolveSite(site));
+  for (; at < program.length; at += 4) {
+    const output = program[at + 2] as number;
+    const site = program[at + 3] as TemplateSite;
+    const value = output === -1 ? values.siteValue(site) : values.outputValue(output, site);
+    setOwn(copies[program[at] as number]!, program[at + 1] as string | number, value);
   }
   return root as Record<string, unknown>;
 }

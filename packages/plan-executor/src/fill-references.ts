@@ -1,4 +1,10 @@
-import { type ArgumentTemplate, fillArguments, pathToText, type TemplateSite } from './argument-template.js';
+import {
+  type ArgumentTemplate,
+  fillArguments,
+  pathToText,
+  type SiteValues,
+  type TemplateSite,
+} from './argument-template.js';
 import { measureJsonValue } from './json-limits.js';
 import type { PlanLimits } from './plan-limits.js';
 import type { MissingReference } from './plan-result.js';
@@ -45,7 +51,17 @@ export class ReferenceFiller {
     }
     return read;
   };
-  readonly #resolveSite = (site: TemplateSite): unknown => this.#valueForSite(site);
+  /** What `fillArguments` calls back (one object per filler, made once). */
+  readonly #siteValues: SiteValues = {
+    siteValue: (site) => this.#valueForSite(site),
+    outputValue: (stepIndex, site) => {
+      const value = this.#values[stepIndex];
+      // Not recorded (or undefined): the general lookup records it as missing.
+      if (value === undefined) return this.#valueForSite(site);
+      this.#charge(value);
+      return value;
+    },
+  };
 
   constructor(limits: PlanLimits) {
     this.#limits = limits;
@@ -67,7 +83,7 @@ export class ReferenceFiller {
     const maximum = this.#limits.maxArgumentsBytes;
     this.#missing = undefined;
     this.#remaining = maximum - template.writtenBytes;
-    const filled = fillArguments(args, template, this.#resolveSite);
+    const filled = fillArguments(args, template, this.#siteValues);
     return { args: filled, missing: this.#missing };
   }
 
