@@ -3,7 +3,8 @@
 //      real timers: random layered DAGs of 10 to 10,000 steps, and the skew case;
 //   2. per-step overhead with no-op tools, beside a hand-written Promise-based DAG runner;
 //   3. the token count of the execute_tool_plan description.
-// Usage: node bench/plan-bench.mjs [--quick]
+// Usage: node bench/plan-bench.mjs [--quick] [--section makespan|overhead|description]
+//   --section runs one section only (its heading and table as in the whole run), e.g. to profile or re-measure it.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { defineTool, executeAction, ToolRegistry, validateToolArguments } from '@org/tools';
@@ -11,6 +12,14 @@ import { z } from 'zod';
 import { createToolPlanTool, executePlan, TOOL_PLAN_DESCRIPTION, validatePlan } from '../dist/index.js';
 
 const quick = process.argv.includes('--quick');
+const SECTIONS = ['makespan', 'overhead', 'description'];
+const sectionIndex = process.argv.indexOf('--section');
+const onlySection = sectionIndex === -1 ? undefined : process.argv[sectionIndex + 1];
+if (onlySection !== undefined && !SECTIONS.includes(onlySection)) {
+  console.error(`--section takes one of ${SECTIONS.join(', ')}; got ${onlySection}`);
+  process.exit(2);
+}
+const wanted = (section) => onlySection === undefined || onlySection === section;
 // The default limit (500 steps) is for plans written by a model; the benchmark goes to 10,000.
 const limits = { maxSteps: 10_000 };
 
@@ -337,7 +346,10 @@ const directRunner = {
  * blocks are timed. No collection is forced between blocks: after a full collection V8 starts the next block with a
  * small young generation, which charged the executor (it allocates a result per step) 3x the baseline instead of
  * 1.5x. A ratio is the median of the per-round
- * ratios (both sides measured back to back); µs are the median round.
+ * ratios (both sides measured back to back); µs are the median round. Blocks stay long (at least 10 runs and 30,000
+ * steps): at 10,000 steps a run allocates about one young generation, and with one run per block the collections fell
+ * at the same point of every run of a contender, which read the executor at 0.6x the baseline where long blocks read
+ * 1.3x-1.5x.
  */
 async function timePerStep(count, contenders) {
   const repetitions = Math.max(10, Math.round((quick ? 10_000 : 30_000) / count));
@@ -418,127 +430,135 @@ const sizes = quick ? [10, 100, 1000] : [10, 100, 1000, 10_000];
 
 console.log('# @org/plan-executor benchmarks');
 console.log(`node ${process.version}, ${new Date().toISOString()}\n`);
-console.log('## Makespan / critical path (maxConcurrency: Infinity)\n');
-console.log(
-  '| DAG | clock | critical path | this executor | ratio | waves (level by level) | ratio | plan validation |',
-);
-console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |');
-const cases = [
-  ['skew (A1 900 → A2 100, B1 100 → B2 900)', skewDag],
-  ...sizes.map((count) => [`layered, ${count} steps`, layeredDag(count, count)]),
-];
-for (const mode of ['virtual', 'real']) {
-  for (const [name, dag] of cases) {
-    const result = await makespan(dag, mode);
-    const unit = (value) => `${fixed(value, mode === 'virtual' ? 0 : 1)} ms`;
-    const slack = mode === 'virtual' ? '' : ` (+${fixed(result.oursTime - result.oursPath, 1)} ms)`;
-    console.log(
-      `| ${name} | ${mode === 'virtual' ? 'virtual' : 'real timers (durations ÷ 10)'} | ${unit(result.oursPath)} | ${unit(result.oursTime)} | ${fixed(result.oursRatio, mode === 'virtual' ? 4 : 3)}${slack} | ${unit(result.waveTime)} | ${fixed(result.waveRatio, 3)} | ${fixed(result.validationMs, 2)} ms (real) |`,
-    );
+if (wanted('makespan')) {
+  console.log('## Makespan / critical path (maxConcurrency: Infinity)\n');
+  console.log(
+    '| DAG | clock | critical path | this executor | ratio | waves (level by level) | ratio | plan validation |',
+  );
+  console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+  const cases = [
+    ['skew (A1 900 → A2 100, B1 100 → B2 900)', skewDag],
+    ...sizes.map((count) => [`layered, ${count} steps`, layeredDag(count, count)]),
+  ];
+  for (const mode of ['virtual', 'real']) {
+    for (const [name, dag] of cases) {
+      const result = await makespan(dag, mode);
+      const unit = (value) => `${fixed(value, mode === 'virtual' ? 0 : 1)} ms`;
+      const slack = mode === 'virtual' ? '' : ` (+${fixed(result.oursTime - result.oursPath, 1)} ms)`;
+      console.log(
+        `| ${name} | ${mode === 'virtual' ? 'virtual' : 'real timers (durations ÷ 10)'} | ${unit(result.oursPath)} | ${unit(result.oursTime)} | ${fixed(result.oursRatio, mode === 'virtual' ? 4 : 3)}${slack} | ${unit(result.waveTime)} | ${fixed(result.waveRatio, 3)} | ${fixed(result.validationMs, 2)} ms (real) |`,
+      );
+    }
   }
+  console.log(
+    "\nThis executor's makespan is PlanResult.durationMs (first dispatch to last finish); the plan was validated",
+  );
+  console.log(
+    'beforehand, in the time of the last column. On real timers the ratio divides by the critical path of the durations',
+  );
+  console.log(
+    'the tools measured inside themselves (a timer fires late, more so on a loaded machine), so it counts scheduling',
+  );
+  console.log('delay only. Targets: exactly 1.0000 on the virtual clock, ≤ 1.02 (+5 ms) on real timers.\n');
 }
-console.log(
-  "\nThis executor's makespan is PlanResult.durationMs (first dispatch to last finish); the plan was validated",
-);
-console.log(
-  'beforehand, in the time of the last column. On real timers the ratio divides by the critical path of the durations',
-);
-console.log(
-  'the tools measured inside themselves (a timer fires late, more so on a loaded machine), so it counts scheduling',
-);
-console.log('delay only. Targets: exactly 1.0000 on the virtual clock, ≤ 1.02 (+5 ms) on real timers.\n');
 
 const TARGET_PROCESSES = quick ? 1 : 5;
-console.log(
-  `## Per-step overhead with no-op tools (CPU µs per step, process.cpuUsage: contenders interleaved block by block, ${quick ? 5 : 15} rounds, each set in a fresh process; ratio: median of the per-round ratios; the target's ratio: the median of ${TARGET_PROCESSES} fresh processes, min – max across them beside it)\n`,
-);
-console.log(
-  '| steps | Promise DAG baseline | this executor, validated plan | ratio | ratio min – max (processes) | this executor, plan validated in the call | ratio | default runner (executeAction) |',
-);
-console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
-for (const count of sizes) {
-  // A fresh process compiles the executor its own way (inlining, feedback): the ratio of one process is one draw.
-  // The target's ratio is the median over TARGET_PROCESSES processes, their min – max beside it.
-  const draws = Array.from({ length: TARGET_PROCESSES }, () => measureInChild(count, 'target'));
-  const ratios = draws.map(([, hot]) => hot.ratio).sort((left, right) => left - right);
-  const middle = draws.find(([, hot]) => hot.ratio === ratios[ratios.length >> 1]);
-  const [{ perStep: baseline }, hot] = middle;
-  const [, whole, { perStep: full }] = measureInChild(count, 'extra');
+if (wanted('overhead')) {
   console.log(
-    `| ${count} | ${fixed(baseline)} | ${fixed(hot.perStep)} | ${fixed(hot.ratio)}x | ${fixed(ratios[0])} – ${fixed(ratios.at(-1))} | ${fixed(whole.perStep)} | ${fixed(whole.ratio)}x | ${fixed(full)} |`,
+    `## Per-step overhead with no-op tools (CPU µs per step, process.cpuUsage: contenders interleaved block by block, ${quick ? 5 : 15} rounds, each set in a fresh process; ratio: median of the per-round ratios; the target's ratio: the median of ${TARGET_PROCESSES} fresh processes, min – max across them beside it)\n`,
+  );
+  console.log(
+    '| steps | Promise DAG baseline | this executor, validated plan | ratio | ratio min – max (processes) | this executor, plan validated in the call | ratio | default runner (executeAction) |',
+  );
+  console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const count of sizes) {
+    // A fresh process compiles the executor its own way (inlining, feedback): the ratio of one process is one draw.
+    // The target's ratio is the median over TARGET_PROCESSES processes, their min – max beside it.
+    const draws = Array.from({ length: TARGET_PROCESSES }, () => measureInChild(count, 'target'));
+    const ratios = draws.map(([, hot]) => hot.ratio).sort((left, right) => left - right);
+    const middle = draws.find(([, hot]) => hot.ratio === ratios[ratios.length >> 1]);
+    const [{ perStep: baseline }, hot] = middle;
+    const [, whole, { perStep: full }] = measureInChild(count, 'extra');
+    console.log(
+      `| ${count} | ${fixed(baseline)} | ${fixed(hot.perStep)} | ${fixed(hot.ratio)}x | ${fixed(ratios[0])} – ${fixed(ratios.at(-1))} | ${fixed(whole.perStep)} | ${fixed(whole.ratio)}x | ${fixed(full)} |`,
+    );
+  }
+  console.log(
+    "\nThe baseline and the executor both validate each step's arguments (validateToolArguments, the zod fast path) and call",
+  );
+  console.log(
+    'the no-op tool directly; the executor also fills $refs, keeps timings and builds a result per step. "Validated in the',
+  );
+  console.log(
+    'call" adds plan validation (shape, ids, references, cycles). The last column runs each step through',
+  );
+  console.log(
+    'executeAction of @org/tools (the default runner). Targets: ≤ 1.5x baseline, ≤ 5 µs per step.\n',
   );
 }
-console.log(
-  "\nThe baseline and the executor both validate each step's arguments (validateToolArguments, the zod fast path) and call",
-);
-console.log(
-  'the no-op tool directly; the executor also fills $refs, keeps timings and builds a result per step. "Validated in the',
-);
-console.log(
-  'call" adds plan validation (shape, ids, references, cycles). The last column runs each step through',
-);
-console.log('executeAction of @org/tools (the default runner). Targets: ≤ 1.5x baseline, ≤ 5 µs per step.\n');
 
-console.log('## execute_tool_plan description\n');
-const planTool = createToolPlanTool({ tools: noopTools });
-const description = planTool.description;
-// The whole tool as a provider receives it on every request that offers it: name, description and input schema.
-const specText = JSON.stringify({ name: planTool.name, description, parameters: planTool.inputSchema });
-try {
-  const { getEncoding } = await import('js-tiktoken');
-  const o200k = getEncoding('o200k_base');
-  const cl100k = getEncoding('cl100k_base');
-  console.log(
-    `Description: ${o200k.encode(description).length} tokens (o200k_base), ${cl100k.encode(description).length} tokens (cl100k_base), ${description.length} characters.`,
-  );
-  console.log(
-    `The whole tool spec as sent ({name, description, parameters} JSON): ${o200k.encode(specText).length} tokens (o200k_base), ${cl100k.encode(specText).length} tokens (cl100k_base), ${specText.length} characters.`,
-  );
-  // With tools that declare output schemas, the description lists their output fields (named as the model sees
-  // them) so that $ref paths are not guessed: the cost of that hint, for three typical tools.
-  const withOutputs = new ToolRegistry([
-    defineTool({
-      name: 'get_weather',
-      description: 'Weather.',
-      input: z.object({ city: z.string() }),
-      output: z.object({ city: z.string(), temperature: z.number(), conditions: z.string() }),
-      execute: () => ({}),
-    }),
-    defineTool({
-      name: 'search',
-      description: 'Search.',
-      input: z.object({ q: z.string() }),
-      output: z.object({
-        total: z.number(),
-        items: z.array(z.object({ id: z.string(), title: z.string(), url: z.string() })),
+if (wanted('description')) {
+  console.log('## execute_tool_plan description\n');
+  const planTool = createToolPlanTool({ tools: noopTools });
+  const description = planTool.description;
+  // The whole tool as a provider receives it on every request that offers it: name, description and input schema.
+  const specText = JSON.stringify({ name: planTool.name, description, parameters: planTool.inputSchema });
+  try {
+    const { getEncoding } = await import('js-tiktoken');
+    const o200k = getEncoding('o200k_base');
+    const cl100k = getEncoding('cl100k_base');
+    console.log(
+      `Description: ${o200k.encode(description).length} tokens (o200k_base), ${cl100k.encode(description).length} tokens (cl100k_base), ${description.length} characters.`,
+    );
+    console.log(
+      `The whole tool spec as sent ({name, description, parameters} JSON): ${o200k.encode(specText).length} tokens (o200k_base), ${cl100k.encode(specText).length} tokens (cl100k_base), ${specText.length} characters.`,
+    );
+    // With tools that declare output schemas, the description lists their output fields (named as the model sees
+    // them) so that $ref paths are not guessed: the cost of that hint, for three typical tools.
+    const withOutputs = new ToolRegistry([
+      defineTool({
+        name: 'get_weather',
+        description: 'Weather.',
+        input: z.object({ city: z.string() }),
+        output: z.object({ city: z.string(), temperature: z.number(), conditions: z.string() }),
+        execute: () => ({}),
       }),
-      execute: () => ({}),
-    }),
-    defineTool({
-      name: 'orders.get',
-      description: 'An order.',
-      input: z.object({ id: z.string() }),
-      output: z.object({
-        id: z.string(),
-        total: z.number(),
-        lines: z.array(z.object({ sku: z.string(), qty: z.number() })),
+      defineTool({
+        name: 'search',
+        description: 'Search.',
+        input: z.object({ q: z.string() }),
+        output: z.object({
+          total: z.number(),
+          items: z.array(z.object({ id: z.string(), title: z.string(), url: z.string() })),
+        }),
+        execute: () => ({}),
       }),
-      execute: () => ({}),
-    }),
-  ]);
-  const hinted = createToolPlanTool({ tools: withOutputs });
-  const hint = hinted.description.slice(TOOL_PLAN_DESCRIPTION.length);
-  const hintedSpec = JSON.stringify({
-    name: hinted.name,
-    description: hinted.description,
-    parameters: hinted.inputSchema,
-  });
-  console.log(
-    `With three tools that declare output schemas, the output-field hint adds ${o200k.encode(hint).length} tokens (o200k_base); the whole spec is ${o200k.encode(hintedSpec).length} tokens:${hint}`,
-  );
-} catch (error) {
-  console.log(
-    `Description: ${description.length} characters; spec: ${specText.length} characters (no tokenizer available: ${error.message}).`,
-  );
+      defineTool({
+        name: 'orders.get',
+        description: 'An order.',
+        input: z.object({ id: z.string() }),
+        output: z.object({
+          id: z.string(),
+          total: z.number(),
+          lines: z.array(z.object({ sku: z.string(), qty: z.number() })),
+        }),
+        execute: () => ({}),
+      }),
+    ]);
+    const hinted = createToolPlanTool({ tools: withOutputs });
+    const hint = hinted.description.slice(TOOL_PLAN_DESCRIPTION.length);
+    const hintedSpec = JSON.stringify({
+      name: hinted.name,
+      description: hinted.description,
+      parameters: hinted.inputSchema,
+    });
+    console.log(
+      `With three tools that declare output schemas, the output-field hint adds ${o200k.encode(hint).length} tokens (o200k_base); the whole spec is ${o200k.encode(hintedSpec).length} tokens:${hint}`,
+    );
+  } catch (error) {
+    console.log(
+      `Description: ${description.length} characters; spec: ${specText.length} characters (no tokenizer available: ${error.message}).`,
+    );
+  }
+  console.log(`\n> ${TOOL_PLAN_DESCRIPTION}`);
 }
-console.log(`\n> ${TOOL_PLAN_DESCRIPTION}`);

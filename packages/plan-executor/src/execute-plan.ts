@@ -145,9 +145,15 @@ export function executePlan(plan: unknown, options: ExecutePlanOptions): Promise
     const checked = checkPlanOptions(options);
     // The deadline counts from the call, so validation time is inside it.
     const deadline = checked.timeoutMs === undefined ? undefined : clock.now() + checked.timeoutMs;
-    const validated = validatePlan(plan, { tools: options.tools, limits: checked.limits });
-    if (!validated.ok) return Promise.reject(validated.error);
-    run = PlanRun.forPlan(graphOf(validated.plan)!, {
+    // A plan validatePlan already accepted for these tools is run as it is (validatePlan would answer the same at
+    // once, after checking the limits a second time: a cost paid on every call of a plan run many times).
+    let graph = graphOf(plan);
+    if (graph === undefined || graph.tools !== options.tools) {
+      const validated = validatePlan(plan, { tools: options.tools, limits: checked.limits });
+      if (!validated.ok) return Promise.reject(validated.error);
+      graph = graphOf(validated.plan)!;
+    }
+    run = PlanRun.forPlan(graph, {
       runner: options.runner ?? createInProcessStepRunner(options.tools),
       clock,
       maxConcurrency: checked.maxConcurrency,

@@ -1,4 +1,10 @@
-import { type ArgumentTemplate, fillArguments, pathToText, type TemplateSite } from './argument-template.js';
+import {
+  type ArgumentTemplate,
+  fillArguments,
+  pathToText,
+  type SiteValues,
+  type TemplateSite,
+} from './argument-template.js';
 import { measureJsonValue } from './json-limits.js';
 import type { PlanLimits } from './plan-limits.js';
 import type { MissingReference } from './plan-result.js';
@@ -9,7 +15,7 @@ import {
   toInterpolatedText,
   UnreadableOutput,
 } from './read-reference.js';
-import type { Reference } from './reference.js';
+import type { Reference, StringTemplate } from './reference.js';
 
 /** A step's arguments would grow past `maxArgumentsBytes` as its references are filled in. */
 export class ArgumentsTooLarge {
@@ -45,7 +51,17 @@ export class ReferenceFiller {
     }
     return read;
   };
-  readonly #resolveSite = (site: TemplateSite): unknown => this.#valueForSite(site);
+  /** What `fillArguments` calls back (one object per filler, made once). */
+  readonly #siteValues: SiteValues = {
+    siteValue: (site) => this.#valueForSite(site),
+    outputValue: (stepIndex, site) => {
+      const value = this.#values[stepIndex];
+      // Not recorded (or undefined): the general lookup records it as missing.
+      if (value === undefined) return this.#valueForSite(site);
+      this.#charge(value);
+      return value;
+    },
+  };
 
   constructor(limits: PlanLimits) {
     this.#limits = limits;
@@ -57,12 +73,17 @@ export class ReferenceFiller {
     this.#parsedValues[position] = NOT_PARSED;
   }
 
+  /** The output recorded for a position (`undefined` before it finished, and for a step that failed). */
+  outputOf(position: number): unknown {
+    return this.#values[position];
+  }
+
   /** A copy of `args` with each reference site filled. Throws `ArgumentsTooLarge` past the byte limit. */
   fill(args: Readonly<Record<string, unknown>>, template: ArgumentTemplate): FilledArguments {
     const maximum = this.#limits.maxArgumentsBytes;
     this.#missing = undefined;
     this.#remaining = maximum - template.writtenBytes;
-    const filled = fillArguments(args, template, this.#resolveSite);
+    const filled = fillArguments(args, template, this.#siteValues);
     return { args: filled, missing: this.#missing };
   }
 
@@ -72,13 +93,15 @@ export class ReferenceFiller {
    * text the length of the text it adds.
    */
   #valueForSite(site: TemplateSite): unknown {
-    const template = site.template;
-    if (template.kind === 'whole') {
-      const value = this.#lookup(template.reference, site);
+    const whole = site.reference;
+    if (whole !== undefined) {
+      const value = this.#lookup(whole, site);
       if (value === MISSING) return null;
       this.#charge(value);
       return value;
     }
+    // Not a whole reference, so text with references in it.
+    const template = site.template as Extract<StringTemplate, { kind: 'text' }>;
     const pieces: string[] = [];
     for (const part of template.parts) {
       if (typeof part === 'string') {
@@ -105,6 +128,12 @@ export class ReferenceFiller {
   #charge(value: unknown): void {
     if (typeof value === 'string') {
       this.#spend(value.length + 2);
+      return;
+    }
+    // A number, boolean or null costs 8, as measureJsonValue counts it, without the walk (and the closure and
+    // result object it allocates): references to scalars are the common case, one per reference filled.
+    if (value === null || typeof value !== 'object') {
+      this.#spend(8);
       return;
     }
     const budget = Math.max(0, this.#remaining);

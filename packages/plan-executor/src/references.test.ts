@@ -35,6 +35,30 @@ describe('$ref resolution', () => {
     expect(steps.total!.output).toEqual({ deep: [2] });
   });
 
+  it('fills references at every depth, copying only the containers on their paths and never the plan itself', async () => {
+    const value = {
+      top: '$ref:w.city',
+      plain: { untouched: [1, 2] },
+      a: { b: ['x', '$ref:w.temperature', { c: 'In $ref:w.city' }], d: { e: '$ref:w.conditions' } },
+      list: [['$ref:w.temperature'], 'y'],
+    };
+    const written = structuredClone(value);
+    const plan = {
+      steps: [
+        { id: 'w', tool: 'get_weather', arguments: { city: 'Paris' } },
+        { id: 'e', tool: 'echo', arguments: { value } },
+      ],
+    };
+    const result = await executePlan(plan, { tools });
+    expect(result.steps[1]!.output).toEqual({
+      top: 'Paris',
+      plain: { untouched: [1, 2] },
+      a: { b: ['x', 21, { c: 'In Paris' }], d: { e: 'sunny' } },
+      list: [[21], 'y'],
+    });
+    expect(plan.steps[1]!.arguments.value).toEqual(written);
+  });
+
   it('inserts numbers and booleans as JSON primitives, and text as a string', async () => {
     const steps = await run([
       { id: 'w', tool: 'get_weather', arguments: { city: 'Oslo' } },

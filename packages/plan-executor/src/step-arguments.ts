@@ -6,10 +6,13 @@ export type StepArgumentsCheck =
   | { readonly ok: true; readonly value: Record<string, unknown> }
   | { readonly ok: false; readonly error: ObservationError };
 
+const COERCE = Object.freeze({ coerce: true });
+
 /** Validates and coerces a step's arguments once its references are filled, with `@org/tools`. */
 export function checkStepArguments(tool: Tool, args: Record<string, unknown>): StepArgumentsCheck {
-  const checked = validateToolArguments(tool, args, { coerce: true });
-  if (checked.ok) return { ok: true, value: checked.value as Record<string, unknown> };
+  const checked = validateToolArguments(tool, args, COERCE);
+  // Passed on as it is (its `coercions` ride along unread): this runs once per step, and a copy is one more object.
+  if (checked.ok) return checked as { readonly ok: true; readonly value: Record<string, unknown> };
   const error = checked.error;
   return {
     ok: false,

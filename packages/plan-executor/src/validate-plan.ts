@@ -45,6 +45,8 @@ export interface PlanGraph {
   readonly order: Int32Array;
   readonly templates: readonly (ArgumentTemplate | undefined)[];
   readonly outputIndexes: Int32Array;
+  /** The ids at `outputIndexes`, as `ValidatedPlan.outputStepIds` lists them. */
+  readonly outputStepIds: readonly string[];
 }
 
 const graphs = new WeakMap<ValidatedPlan, PlanGraph>();
@@ -275,9 +277,10 @@ function validatePlanValue(
     parts.outputSteps === undefined && parts.form === 'list'
       ? { steps: planSteps }
       : { steps: planSteps, output_steps: Object.freeze([...outputIds]) };
+  const outputStepIds = Object.freeze([...outputIds]);
   const validated: ValidatedPlan = Object.freeze({
     plan,
-    outputStepIds: Object.freeze([...outputIds]),
+    outputStepIds,
     executionOrder: Object.freeze(Array.from(order, (index) => planSteps[index]!.id)),
   });
   graphs.set(validated, {
@@ -292,6 +295,7 @@ function validatePlanValue(
     order,
     templates,
     outputIndexes,
+    outputStepIds,
   });
   return { ok: true, plan: validated };
 }
