@@ -8,7 +8,7 @@ import {
   type ObservationStatus,
   type RunEventListener,
 } from '@org/core';
-import { type Tool, toolNeedsApproval } from '@org/tools';
+import { type Tool, unattendedApprovalRefusal } from '@org/tools';
 import type { ArgumentTemplate } from './argument-template.js';
 import { ArgumentsTooLarge, ReferenceFiller } from './fill-references.js';
 import { NEVER_ABORTED } from './never-aborted-signal.js';
@@ -44,17 +44,6 @@ const DONE = 2;
 type Mutable<T> = { -readonly [Key in keyof T]: T[Key] };
 
 const FAILURE_STATUSES: ReadonlySet<string> = new Set(['error', 'skipped', 'blocked', 'timeout', 'aborted']);
-
-function approvalRequired(stepId: string, toolName: string, cause?: unknown): ObservationError {
-  return {
-    code: 'approval_required',
-    message:
-      cause === undefined
-        ? `Step '${stepId}' was not run: tool '${toolName}' needs approval, which a plan cannot ask for. Call '${toolName}' directly instead.`
-        : `Step '${stepId}' was not run: deciding whether tool '${toolName}' needs approval failed (${errorMessageOf(cause)}).`,
-    details: { stepId, toolName },
-  };
-}
 
 /**
  * Each step's final status is kept as a byte, an index into this list (see {@link PlanRun}'s columns); the order is
@@ -547,41 +536,21 @@ export class PlanRun {
     const tool = this.stepTools[step]!;
     // Approval is checked here, not in a runner, so that no runner can skip it; the common case stays synchronous.
     if (tool.needsApproval !== false) {
-      this.decideApproval(tool, action).then(
-        (approved) => {
-          if (this.state[step] !== RUNNING) return;
-          if (approved) this.launch(step, action, checked.value);
-          else
-            this.settle(
-              step,
-              'blocked',
-              undefined,
-              approvalRequired(planStep.id, planStep.tool),
-              undefined,
-              args,
-            );
-        },
-        (error: unknown) => {
-          if (this.state[step] !== RUNNING) return;
-          this.settle(
-            step,
-            'blocked',
-            undefined,
-            approvalRequired(planStep.id, planStep.tool, error),
-            undefined,
-            args,
-          );
-        },
-      );
+      // The rule program calls follow too (`unattendedApprovalRefusal`): the same decision, the same words.
+      unattendedApprovalRefusal(tool, action, {
+        subject: `Step '${planStep.id}'`,
+        container: 'plan',
+        toolName: planStep.tool,
+        approve: this.approveStep,
+        details: { stepId: planStep.id },
+      }).then((refusal) => {
+        if (this.state[step] !== RUNNING) return;
+        if (refusal === undefined) this.launch(step, action, checked.value);
+        else this.settle(step, 'blocked', undefined, refusal, undefined, args);
+      });
       return;
     }
     this.launch(step, action, checked.value);
-  }
-
-  /** True when the step may run: its tool needs no approval for these arguments, or `approveStep` approved it. */
-  private async decideApproval(tool: Tool, action: Action): Promise<boolean> {
-    if (!(await toolNeedsApproval(tool, action.args))) return true;
-    return (await this.approveStep?.(action)) === true;
   }
 
   private launch(step: number, action: Action, args: Record<string, unknown>): void {
