@@ -145,16 +145,15 @@ function spawn(): PooledWorker {
     transferList: [channel.port2],
   });
   // The thread boots meanwhile (tens of milliseconds); the module is first in the result channel when it looks.
-  let module: ModuleMessage;
   try {
-    module = { type: 'module', compiled: compiledQuickJS() };
+    const module: ModuleMessage = { type: 'module', compiled: compiledQuickJS() };
+    channel.port1.postMessage(module);
   } catch (error) {
     // The worker would wait for its module for ever.
     void worker.terminate();
     channel.port1.close();
     throw error;
   }
-  channel.port1.postMessage(module);
   Atomics.add(posted, 0, 1);
   Atomics.notify(posted, 0);
   const postResult = (message: CallResultMessage): void => {

@@ -1,9 +1,12 @@
-import { CodeSyntaxError } from './errors.js';
+import { CodeSandboxError, CodeSyntaxError } from './errors.js';
 
-/** What {@link stripTypes} gives: the program as JavaScript, or why it does not parse. */
+/**
+ * What {@link stripTypes} gives: the program as JavaScript, or why it does not parse (or, when the type stripper
+ * itself cannot be loaded, that the sandbox cannot run anything).
+ */
 export type StrippedProgram =
   | { readonly ok: true; readonly javascript: string }
-  | { readonly ok: false; readonly error: CodeSyntaxError };
+  | { readonly ok: false; readonly error: CodeSyntaxError | CodeSandboxError };
 
 type Transform = typeof import('sucrase').transform;
 
@@ -16,7 +19,14 @@ let warmed = false;
  * not wait for it at startup.
  */
 function loadTransform(): Promise<Transform> {
-  loading ??= import('sucrase').then((sucrase) => sucrase.transform);
+  loading ??= import('sucrase').then(
+    (sucrase) => sucrase.transform,
+    (error: unknown) => {
+      // Not cached: a later program tries again (a package installed meanwhile, a transient file-system error).
+      loading = undefined;
+      throw error;
+    },
+  );
   return loading;
 }
 
@@ -38,7 +48,20 @@ export function warmTypeStripper(): void {
  * rewritten (a program has none to import). A parse failure is a `CodeSyntaxError` with its line and column.
  */
 export async function stripTypes(source: string): Promise<StrippedProgram> {
-  const transform = await loadTransform();
+  let transform: Transform;
+  try {
+    transform = await loadTransform();
+  } catch (error) {
+    // Loaded lazily (see loadTransform), so a broken install shows here: a typed result, as for any sandbox failure.
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      error: new CodeSandboxError({
+        reason: `the type stripper (sucrase) could not be loaded: ${reason}`,
+        cause: error,
+      }),
+    };
+  }
   try {
     const { code } = transform(source, { transforms: ['typescript'], disableESTransforms: true });
     return { ok: true, javascript: code };
