@@ -189,13 +189,15 @@ export {
   readStrictJson,
   type StrictJsonResult,
 } from './strict-json.js';
-export type {
-  Action,
-  Observation,
-  ObservationError,
-  ObservationStatus,
-  ToolCall,
-  ToolSpec,
+export {
+  type Action,
+  isObservationStatus,
+  OBSERVATION_STATUSES,
+  type Observation,
+  type ObservationError,
+  type ObservationStatus,
+  type ToolCall,
+  type ToolSpec,
 } from './tool-call.js';
 export {
   applyToolCallPolicy,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nestedCallOf } from './index.js';
+import { isObservationStatus, nestedCallOf, OBSERVATION_STATUSES } from './index.js';
 
 describe('nestedCallOf', () => {
   it('reads a program call started and finished, as code mode reports them', () => {
@@ -84,5 +84,14 @@ describe('nestedCallOf', () => {
       timestamp: undefined,
       action: { id: 'a', toolName: 't', args: undefined },
     });
+  });
+});
+
+describe('isObservationStatus', () => {
+  it('accepts exactly the six statuses, in their fixed order', () => {
+    expect(OBSERVATION_STATUSES).toEqual(['success', 'error', 'skipped', 'blocked', 'timeout', 'aborted']);
+    for (const status of OBSERVATION_STATUSES) expect(isObservationStatus(status)).toBe(true);
+    for (const value of ['Success', 'ok', '', undefined, null, 0, {}, 'toString', '__proto__'])
+      expect(isObservationStatus(value)).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import type { Observation, ObservationError, ObservationStatus } from './tool-call.js';
+import { isObservationStatus, type Observation, type ObservationError } from './tool-call.js';
 
 /**
  * A call another tool made, or one of a plan's steps, read from that tool's `tool-call-progress`: code mode reports
@@ -18,15 +18,6 @@ export type NestedCall =
       readonly observation: Observation;
     }
   | { readonly type: 'plan-step' };
-
-const STATUSES: ReadonlySet<string> = new Set<ObservationStatus>([
-  'success',
-  'error',
-  'skipped',
-  'blocked',
-  'timeout',
-  'aborted',
-]);
 
 /** An own property (never one reached through a prototype): a tool reports whatever progress it likes. */
 function own(value: unknown, key: string): unknown {
@@ -73,7 +64,12 @@ export function nestedCallOf(progress: unknown): NestedCall | undefined {
     const actionId = text(own(observation, 'actionId'));
     const toolName = text(own(observation, 'toolName'));
     const status = text(own(observation, 'status'));
-    if (actionId === undefined || toolName === undefined || status === undefined || !STATUSES.has(status)) {
+    if (
+      actionId === undefined ||
+      toolName === undefined ||
+      status === undefined ||
+      !isObservationStatus(status)
+    ) {
       return undefined;
     }
     const error = errorOf(own(observation, 'error'));
@@ -84,7 +80,7 @@ export function nestedCallOf(progress: unknown): NestedCall | undefined {
       observation: {
         actionId,
         toolName,
-        status: status as ObservationStatus,
+        status,
         durationMs: finite(own(observation, 'durationMs')) ?? 0,
         ...(output === undefined ? {} : { output }),
         ...(error === undefined ? {} : { error }),

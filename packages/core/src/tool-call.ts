@@ -29,6 +29,31 @@ export interface Action<Args = Record<string, unknown>> {
 /** How an action ended. */
 export type ObservationStatus = 'success' | 'error' | 'skipped' | 'blocked' | 'timeout' | 'aborted';
 
+/**
+ * Every {@link ObservationStatus}, in this fixed order: for readers that check a status arriving from outside (a
+ * resumed state, a remote tool service, a tool's progress) and for compact per-step storage by index.
+ */
+export const OBSERVATION_STATUSES: readonly ObservationStatus[] = Object.freeze([
+  'success',
+  'error',
+  'skipped',
+  'blocked',
+  'timeout',
+  'aborted',
+] as const satisfies readonly ObservationStatus[]);
+
+const STATUS_SET: ReadonlySet<unknown> = new Set(OBSERVATION_STATUSES);
+
+/**
+ * True when `value` is one of the {@link ObservationStatus} values.
+ *
+ * @example
+ * if (!isObservationStatus(body.status)) throw new Error('not a status');
+ */
+export function isObservationStatus(value: unknown): value is ObservationStatus {
+  return STATUS_SET.has(value);
+}
+
 /** The structured error carried by a failed observation, ready to show to a model. */
 export interface ObservationError {
   /** A stable code, e.g. `tool_execution_failed`, `invalid_tool_arguments`, `timeout`. */

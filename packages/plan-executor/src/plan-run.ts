@@ -4,6 +4,7 @@ import {
   type Action,
   type Clock,
   errorMessageOf,
+  OBSERVATION_STATUSES,
   type ObservationError,
   type ObservationStatus,
   type RunEventListener,
@@ -46,17 +47,10 @@ type Mutable<T> = { -readonly [Key in keyof T]: T[Key] };
 const FAILURE_STATUSES: ReadonlySet<string> = new Set(['error', 'skipped', 'blocked', 'timeout', 'aborted']);
 
 /**
- * Each step's final status is kept as a byte, an index into this list (see {@link PlanRun}'s columns); the order is
- * that of `ObservationStatus`.
+ * Each step's final status is kept as a byte, an index into core's `OBSERVATION_STATUSES` (see {@link PlanRun}'s
+ * columns); `statusIndex` is the hot path's way there, checked against that order when this module loads.
  */
-const STATUSES: readonly ObservationStatus[] = [
-  'success',
-  'error',
-  'skipped',
-  'blocked',
-  'timeout',
-  'aborted',
-];
+const STATUSES = OBSERVATION_STATUSES;
 
 function statusIndex(status: ObservationStatus): number {
   switch (status) {
@@ -73,6 +67,9 @@ function statusIndex(status: ObservationStatus): number {
     default:
       return 5;
   }
+}
+for (const [index, status] of STATUSES.entries()) {
+  if (statusIndex(status) !== index) throw new Error(`plan-run: status '${status}' is not at index ${index}`);
 }
 
 const emptyCounts = (): Record<ObservationStatus, number> => ({

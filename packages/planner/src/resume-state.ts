@@ -1,4 +1,9 @@
-import { assertToolCallPairing, InvalidMessageHistoryError, type Message } from '@org/core';
+import {
+  assertToolCallPairing,
+  InvalidMessageHistoryError,
+  isObservationStatus,
+  type Message,
+} from '@org/core';
 import { type ToolRegistry, toolCallToAction, validateToolArguments } from '@org/tools';
 import type { AgentState, ApprovalDecision } from './agent-types.js';
 import { canonicalJson } from './argument-leak.js';
@@ -95,15 +100,6 @@ function list(value: unknown, field: string): unknown[] {
   return value;
 }
 
-const OBSERVATION_STATUSES: ReadonlySet<unknown> = new Set([
-  'success',
-  'error',
-  'skipped',
-  'blocked',
-  'timeout',
-  'aborted',
-]);
-
 function checkUsage(value: unknown, field: string): void {
   const usage = record(value, field);
   for (const name of ['inputTokens', 'outputTokens', 'totalTokens']) {
@@ -132,7 +128,7 @@ function checkObservation(value: unknown, field: string): void {
   const observation = record(value, field);
   string(own(observation, 'actionId'), `${field}.actionId`);
   string(own(observation, 'toolName'), `${field}.toolName`);
-  if (!OBSERVATION_STATUSES.has(own(observation, 'status'))) malformed(`${field}.status`, 'is not a status');
+  if (!isObservationStatus(own(observation, 'status'))) malformed(`${field}.status`, 'is not a status');
   finiteNumber(own(observation, 'durationMs'), `${field}.durationMs`);
   const error = own(observation, 'error');
   if (error !== undefined) {

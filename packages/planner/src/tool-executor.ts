@@ -1,4 +1,10 @@
-import { type Action, errorMessageOf, type ObservationStatus, type RunEvent } from '@org/core';
+import {
+  type Action,
+  errorMessageOf,
+  isObservationStatus,
+  OBSERVATION_STATUSES,
+  type RunEvent,
+} from '@org/core';
 import {
   executeActions,
   serializeOutput,
@@ -88,15 +94,6 @@ export const defaultToolExecutor: ToolExecutor = Object.freeze({
     });
   },
 });
-
-const STATUSES: ReadonlySet<ObservationStatus> = new Set([
-  'success',
-  'error',
-  'skipped',
-  'blocked',
-  'timeout',
-  'aborted',
-]);
 
 /**
  * Runs a custom executor under the contract the default one keeps by construction: its events are paired (a second
@@ -212,9 +209,9 @@ function checkedResult(actions: readonly Action[], result: unknown): readonly To
         actionId,
       });
     }
-    if (!STATUSES.has(observation.status as ObservationStatus)) {
+    if (!isObservationStatus(observation.status)) {
       throw new InvalidToolExecutorResultError({
-        message: `the observation of '${actionId}' has status ${JSON.stringify(observation.status)}; expected one of ${[...STATUSES].join(', ')}.`,
+        message: `the observation of '${actionId}' has status ${JSON.stringify(observation.status)}; expected one of ${OBSERVATION_STATUSES.join(', ')}.`,
         actionId,
       });
     }

@@ -1,4 +1,4 @@
-import { type JsonSchema, readStrictJson } from '@org/core';
+import { isObservationStatus, type JsonSchema, readStrictJson } from '@org/core';
 import type { ToolObservation } from '@org/tools';
 import { InvalidRemoteToolResponseError, quoteForeign } from './errors.js';
 import { utf8Text } from './strict-json-serde.js';
@@ -38,14 +38,6 @@ const MAX_DESCRIPTION_BYTES = 4 * 1024 * 1024;
 /** Largest observation a tool service may answer with. */
 const MAX_OBSERVATION_BYTES = 16 * 1024 * 1024;
 const MAX_TOOLS = 1_000;
-const STATUSES: ReadonlySet<unknown> = new Set([
-  'success',
-  'error',
-  'skipped',
-  'blocked',
-  'timeout',
-  'aborted',
-]);
 
 type JsonRecord = Record<string, unknown>;
 
@@ -128,7 +120,7 @@ export function readRemoteObservation(
     invalid('actionId', `it is not the call's id '${request.actionId}'`);
   if (own(value, 'toolName') !== request.toolName) invalid('toolName', `it is not '${request.toolName}'`);
   const status = own(value, 'status');
-  if (!STATUSES.has(status))
+  if (!isObservationStatus(status))
     invalid('status', `${quoteForeign(String(status))} is not an observation status`);
   const durationMs = own(value, 'durationMs');
   if (typeof durationMs !== 'number' || !(durationMs >= 0))
