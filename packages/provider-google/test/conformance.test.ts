@@ -27,3 +27,11 @@ runConformanceSuite(
     },
   }),
 );
+
+runConformanceSuite(
+  createGoogleHarness({
+    name: 'google (Gemini 2.0: OpenAPI-subset schemas)',
+    modelId: 'gemini-2.0-flash',
+    settings: { family: 'gemini-2.0' },
+  }),
+);

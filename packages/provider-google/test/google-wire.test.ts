@@ -164,6 +164,63 @@ describe('schemas', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('sends a response format as responseSchema in the OpenAPI subset for a family declared with it', async () => {
+    server.enqueue({ type: 'response', text: '{"city":"Paris","unit":null}' });
+    const model = geminiProvider(server.baseURL)('gemini-2.0-flash', { family: 'gemini-2.0' });
+    const response = await model.generate({
+      messages: [QUESTION],
+      responseFormat: { type: 'json', name: 'answer', schema: WEATHER.inputSchema },
+    });
+    expect(response.text).toBe('{"city":"Paris","unit":null}');
+    const generation = body().generationConfig as Json;
+    expect(generation.responseJsonSchema).toBeUndefined();
+    expect(generation).toMatchObject({
+      responseMimeType: 'application/json',
+      responseSchema: {
+        type: 'OBJECT',
+        properties: { city: { type: 'STRING' }, unit: { type: 'STRING', enum: ['c', 'f'], nullable: true } },
+        required: ['city'],
+      },
+    });
+  });
+
+  it('refuses, before sending, a response format the OpenAPI subset cannot express, naming the node', async () => {
+    const model = geminiProvider(server.baseURL)('gemini-2.0-flash', { family: 'gemini-2.0' });
+    const error = await model
+      .generate({
+        messages: [QUESTION],
+        responseFormat: {
+          type: 'json',
+          name: 'tags',
+          schema: { type: 'object', properties: { tags: { type: 'object', additionalProperties: true } } },
+        },
+      })
+      .catch((thrown: unknown) => thrown);
+    expect((error as { code?: string }).code).toBe('invalid_request');
+    expect((error as { providerCode?: string }).providerCode).toBe('schema_not_expressible');
+    expect(String(error)).toContain("responseFormat 'tags'");
+    expect(String(error)).toContain("'properties/tags/additionalProperties'");
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('refuses, before sending, a function name Gemini refuses, naming the tool and the fix', async () => {
+    for (const name of ['1st_lookup', 'get weather', 'x'.repeat(65)]) {
+      const error = await call(
+        { messages: [QUESTION], tools: [{ ...SEARCH, name }], toolChoice: { type: 'auto' } },
+        'generate',
+      ).catch((thrown: unknown) => thrown);
+      expect((error as { code?: string }).code, name).toBe('invalid_request');
+      expect((error as { providerCode?: string }).providerCode).toBe('invalid_function_name');
+      expect(String(error)).toContain(JSON.stringify(name));
+      expect(String(error)).toContain('a letter or an underscore first');
+    }
+    expect(server.requests).toHaveLength(0);
+    // Dots, colons and dashes are Gemini's to take: sent as they are.
+    server.enqueue({ type: 'response', text: 'ok' });
+    await call({ messages: [QUESTION], tools: [{ ...SEARCH, name: '_web.search:v2-beta' }] }, 'generate');
+    expect(declarations()[0]?.name).toBe('_web.search:v2-beta');
+  });
+
   for (const mode of ['generate', 'stream'] as const) {
     it(`maps property names Gemini refuses and maps the arguments back · ${mode}`, async () => {
       const spec: ToolSpec = {
@@ -332,6 +389,19 @@ describe('thought signatures', () => {
       ]);
     });
   }
+
+  it('sends a thinking budget as thinkingConfig.thinkingBudget (Gemini 2.5), includeThoughts beside it', async () => {
+    server.enqueue({ type: 'response', text: 'ok' });
+    const model = geminiProvider(server.baseURL)('gemini-2.5-flash', { family: 'gemini-2.5' });
+    await model.generate({
+      messages: [QUESTION],
+      providerOptions: { google: { thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } } },
+    });
+    expect((body().generationConfig as Json).thinkingConfig).toEqual({
+      thinkingBudget: 1024,
+      includeThoughts: true,
+    });
+  });
 
   it('Gemini 3 refuses a function-calling turn whose signature is missing: a typed InvalidRequestError', async () => {
     const error = await call(
