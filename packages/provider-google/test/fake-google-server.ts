@@ -20,7 +20,8 @@ import { createGoogle, GOOGLE_CONTENT_LIMITS, type GoogleModelSettings } from '.
 // refuses what the real API refuses, with its 400 INVALID_ARGUMENT: empty contents or parts, a function response
 // without a name, a function-calling turn whose responses do not match its calls in number, a function name outside
 // the API's pattern, OpenAPI `parameters` or `responseSchema` outside the subset, and, for `gemini-3*` models, a
-// function-calling turn of the current exchange without the thought signature the server issued, byte for byte.
+// function-calling turn of the current exchange without the thought signature the server issued, byte for byte (or
+// Google's documented skip value).
 
 /** The JSON of one part, candidate or request, as the wire carries it. */
 type Json = Record<string, unknown>;
@@ -74,6 +75,9 @@ const FINISH: Readonly<Record<FinishReason, string>> = {
   error: 'OTHER',
   other: 'OTHER',
 };
+
+/** The value Google documents for a function call Gemini 3 did not sign; the API takes it in place of a signature. */
+const SKIP_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';
 
 /** `FunctionDeclaration.name` as the API checks it. */
 const FUNCTION_NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/;
@@ -189,6 +193,7 @@ function refusal(body: Json, model: string, issued: ReadonlySet<string>): string
       }
       if (
         typeof part.thoughtSignature === 'string' &&
+        part.thoughtSignature !== SKIP_THOUGHT_SIGNATURE &&
         issued.size > 0 &&
         !issued.has(part.thoughtSignature)
       ) {

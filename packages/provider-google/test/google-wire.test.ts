@@ -7,6 +7,7 @@ import {
   type ToolSpec,
 } from '@org/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { GoogleModelSettings } from '../src/index.js';
 import {
   type FakeGoogleServer,
   geminiProvider,
@@ -33,6 +34,8 @@ const SEARCH: ToolSpec = {
   inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
 };
 const TOOLS = [WEATHER, SEARCH];
+/** Gemini 2.5's traits: the family is declared, never read from the model id. */
+const GEMINI_2_5: GoogleModelSettings = { family: 'gemini-2.5' };
 const QUESTION: Message = { role: 'user', content: 'Weather in Paris and Rome?' };
 
 let server: FakeGoogleServer;
@@ -72,8 +75,9 @@ async function call(
   request: ModelRequest,
   mode: 'generate' | 'stream',
   modelId = 'gemini-3-flash',
+  settings: GoogleModelSettings = {},
 ): Promise<ModelResponse> {
-  const model = geminiProvider(server.baseURL)(modelId);
+  const model = geminiProvider(server.baseURL)(modelId, settings);
   return mode === 'generate' ? model.generate(request) : collectStream(model.stream(request));
 }
 
@@ -403,8 +407,53 @@ describe('thought signatures', () => {
     });
   });
 
-  it('Gemini 3 refuses a function-calling turn whose signature is missing: a typed InvalidRequestError', async () => {
-    const error = await call(
+  for (const mode of ['generate', 'stream'] as const) {
+    it(`a function-calling turn Gemini 3 did not sign (another provider's) goes with the documented skip value, reported · ${mode}`, async () => {
+      server.enqueue({ type: 'response', text: 'Paris: 18°C.' });
+      const response = await call(
+        {
+          messages: [
+            QUESTION,
+            {
+              role: 'assistant',
+              content: 'Checking.',
+              toolCalls: [
+                { id: 'call_a', toolName: 'get_weather', arguments: '{"city":"Paris"}' },
+                { id: 'call_b', toolName: 'get_weather', arguments: '{"city":"Rome"}' },
+              ],
+              reasoning: [{ type: 'reasoning', provider: 'anthropic', text: 'FOREIGN', signature: 'c2ln' }],
+            },
+            { role: 'tool', toolCallId: 'call_a', toolName: 'get_weather', content: '18°C' },
+            { role: 'tool', toolCallId: 'call_b', toolName: 'get_weather', content: '24°C' },
+          ],
+          tools: TOOLS,
+        },
+        mode,
+      );
+      expect(response.text).toBe('Paris: 18°C.');
+      expect((body().contents as Json[])[1]?.parts).toEqual([
+        { text: 'Checking.' },
+        {
+          functionCall: { id: 'call_a', name: 'get_weather', args: { city: 'Paris' } },
+          thoughtSignature: 'skip_thought_signature_validator',
+        },
+        { functionCall: { id: 'call_b', name: 'get_weather', args: { city: 'Rome' } } },
+      ]);
+      expect(server.requests[0]?.raw).not.toContain('FOREIGN');
+      const reasons = response.adjustments.map((adjustment) => adjustment.details?.reason);
+      expect(reasons).toEqual(
+        expect.arrayContaining(['foreign-reasoning-dropped', 'thought-signature-skipped']),
+      );
+      const skipped = response.adjustments.find(
+        (adjustment) => adjustment.details?.reason === 'thought-signature-skipped',
+      );
+      expect(skipped?.details?.messageIndexes).toEqual([1]);
+    });
+  }
+
+  it('a family that does not require signatures (Gemini 2.5) gets an unsigned turn as it is, nothing reported', async () => {
+    server.enqueue({ type: 'response', text: 'ok' });
+    const response = await call(
       {
         messages: [
           QUESTION,
@@ -418,9 +467,43 @@ describe('thought signatures', () => {
         tools: TOOLS,
       },
       'generate',
+      'gemini-2.5-flash',
+      GEMINI_2_5,
+    );
+    expect(server.requests[0]?.raw).not.toContain('thoughtSignature');
+    expect(response.adjustments).toEqual([]);
+  });
+
+  it('a signature Gemini did not issue is refused by the API: a typed InvalidRequestError with its message', async () => {
+    server.sign({ text: 'issued' }); // the fake checks signatures against those it issued
+    const error = await call(
+      {
+        messages: [
+          QUESTION,
+          {
+            role: 'assistant',
+            content: '',
+            toolCalls: [{ id: 'fc_1', toolName: 'get_weather', arguments: '{"city":"Paris"}' }],
+            reasoning: [
+              {
+                type: 'reasoning',
+                provider: 'google',
+                text: '',
+                signature: 'bm90LWlzc3VlZA==',
+                id: 'gemini-part:function-call:fc_1',
+              },
+            ],
+          },
+          { role: 'tool', toolCallId: 'fc_1', toolName: 'get_weather', content: '18°C' },
+        ],
+        tools: TOOLS,
+      },
+      'generate',
     ).catch((thrown: unknown) => thrown);
     expect((error as { code?: string }).code).toBe('invalid_request');
-    expect(String(error)).toContain('missing a thought_signature');
+    expect((error as { statusCode?: number }).statusCode).toBe(400);
+    expect(String(error)).toContain('Corrupted thought signature');
+    expect(JSON.stringify((body().contents as Json[])[1])).toContain('"thoughtSignature":"bm90LWlzc3VlZA=="');
   });
 
   it('drops and reports reasoning of another provider', async () => {
@@ -457,7 +540,7 @@ describe('call ids', () => {
           finish(),
         ],
       });
-      const first = await call({ messages: [QUESTION], tools: TOOLS }, mode, 'gemini-2.5-flash');
+      const first = await call({ messages: [QUESTION], tools: TOOLS }, mode, 'gemini-2.5-flash', GEMINI_2_5);
       const [paris, rome] = first.toolCalls;
       expect(paris?.id).toMatch(/^gemini-call-/);
       expect(rome?.id).not.toBe(paris?.id);
@@ -474,6 +557,7 @@ describe('call ids', () => {
         },
         mode,
         'gemini-2.5-flash',
+        GEMINI_2_5,
       );
       const contents = body(1).contents as Json[];
       // No generated id goes on the wire; the responses follow the calls' order.
@@ -810,6 +894,7 @@ describe('history rewrites', () => {
       },
       'generate',
       'gemini-2.5-flash',
+      GEMINI_2_5,
     );
     const contents = body().contents as Json[];
     expect(contents.map((content) => content.role)).toEqual(['user', 'model', 'user']);
