@@ -74,6 +74,7 @@ export function buildRequest(request: ModelRequest, context: BuildContext): Buil
   const converted = convertMessages(request.messages, {
     propertyNames: tools.propertyNames,
     mediaInFunctionResponses: traits.mediaInFunctionResponses,
+    requiresThoughtSignatures: traits.requiresThoughtSignatures,
   });
   const systemParts: Part[] = [
     ...(converted.systemInstruction?.parts ?? []),

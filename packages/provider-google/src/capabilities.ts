@@ -18,6 +18,11 @@ export interface GoogleFamilyTraits {
   readonly schemaDialect: 'json-schema' | 'openapi';
   /** Whether a `functionResponse` may carry `parts` (images and files of a tool result). */
   readonly mediaInFunctionResponses: boolean;
+  /**
+   * Whether the API refuses a function-calling turn without a thought signature (Gemini 3): an unsigned one, from
+   * another provider's history or stored without its reasoning, is then sent with Google's documented skip value.
+   */
+  readonly requiresThoughtSignatures: boolean;
 }
 
 const ALL_NATIVE: ModelCapabilities = Object.freeze({
@@ -43,16 +48,19 @@ export const GOOGLE_MODEL_FAMILIES: Readonly<Record<GoogleModelFamily, GoogleFam
     capabilities: ALL_NATIVE,
     schemaDialect: 'json-schema',
     mediaInFunctionResponses: true,
+    requiresThoughtSignatures: true,
   }),
   'gemini-2.5': Object.freeze({
     capabilities: ALL_NATIVE,
     schemaDialect: 'json-schema',
     mediaInFunctionResponses: false,
+    requiresThoughtSignatures: false,
   }),
   'gemini-2.0': Object.freeze({
     capabilities: ALL_NATIVE,
     schemaDialect: 'openapi',
     mediaInFunctionResponses: false,
+    requiresThoughtSignatures: false,
   }),
 });
 

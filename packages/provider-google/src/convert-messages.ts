@@ -16,6 +16,7 @@ import { GOOGLE_FILE_MEDIA_TYPES, GOOGLE_IMAGE_MEDIA_TYPES } from './content-lim
 import { readAnchor } from './part-anchors.js';
 import type { PropertyNames } from './property-names.js';
 import { PROVIDER } from './provider-name.js';
+import { SKIP_THOUGHT_SIGNATURE, signUnsignedCallTurn } from './skip-thought-signature.js';
 
 /** The conversation as Gemini takes it, and what was changed to get there. */
 export interface ConvertedMessages {
@@ -29,6 +30,8 @@ export interface ConvertOptions {
   readonly propertyNames: PropertyNames;
   /** Whether images and files of a tool result may go inside its `functionResponse` (Gemini 3). */
   readonly mediaInFunctionResponses: boolean;
+  /** Whether an unsigned function-calling turn gets `SKIP_THOUGHT_SIGNATURE` (Gemini 3 refuses it otherwise). */
+  readonly requiresThoughtSignatures: boolean;
 }
 
 /**
@@ -36,7 +39,8 @@ export interface ConvertOptions {
  * `inlineData` / `fileData`; each assistant turn as a `model` turn whose parts carry every thought and thought
  * signature back where it came from; the results of one turn's calls as one `user` turn of `functionResponse` parts,
  * in the order of the calls (Gemini matches them by order and name, and by id where the model gave one). Reasoning of
- * another provider is left out and reported as `history-rewritten`, as is anything moved.
+ * another provider is left out and reported as `history-rewritten`, as is anything moved; for a family that requires
+ * thought signatures (Gemini 3), a function-calling turn without one is sent with `SKIP_THOUGHT_SIGNATURE`, reported.
  *
  * @example
  * const { systemInstruction, contents, adjustments } = convertMessages(request.messages, options);
@@ -50,6 +54,7 @@ export function convertMessages(messages: readonly Message[], options: ConvertOp
   let mediaMoved = 0;
   const replacedArguments: number[] = [];
   const emptyDropped: number[] = [];
+  const unsignedCallTurns: number[] = [];
   let lastAssistant: AssistantMessage | undefined;
   let pendingResults: { message: ToolMessage; messageIndex: number }[] = [];
 
@@ -105,6 +110,8 @@ export function convertMessages(messages: readonly Message[], options: ConvertOp
           foreign,
           replacedArguments,
         );
+        if (options.requiresThoughtSignatures && signUnsignedCallTurn(parts))
+          unsignedCallTurns.push(messageIndex);
         if (parts.length > 0) push({ role: 'model', parts });
         else emptyDropped.push(messageIndex);
         break;
@@ -136,6 +143,17 @@ export function convertMessages(messages: readonly Message[], options: ConvertOp
       kind: 'history-rewritten',
       message: `Assistant message(s) ${emptyDropped.join(', ')} had no text and no calls, and were left out: Gemini refuses an empty turn.`,
       details: { reason: 'empty-assistant-message-dropped', messageIndexes: emptyDropped },
+    });
+  }
+  if (unsignedCallTurns.length > 0) {
+    adjustments.push({
+      kind: 'history-rewritten',
+      message:
+        `The function calls of assistant message(s) ${unsignedCallTurns.join(', ')} carry no Gemini thought signature ` +
+        `(another provider's calls, or a history stored without its reasoning), which this model refuses: they were ` +
+        `sent with Google's documented '${SKIP_THOUGHT_SIGNATURE}' value, so the model goes on without the reasoning ` +
+        "behind them. Keep each answer's reasoning parts in the history to send the real signatures.",
+      details: { reason: 'thought-signature-skipped', messageIndexes: unsignedCallTurns },
     });
   }
   if (mediaMoved > 0) {

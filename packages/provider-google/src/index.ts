@@ -21,5 +21,6 @@ export {
   type GoogleProviderOptions,
   google,
 } from './google-provider.js';
+export { GOOGLE_FUNCTION_NAME_PATTERN } from './prepare-tools.js';
 export { GOOGLE_PROPERTY_NAME_RULES } from './property-names.js';
 export type { GoogleRequestOptions } from './provider-options.js';

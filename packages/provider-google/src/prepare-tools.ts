@@ -29,6 +29,17 @@ export interface PreparedTools {
   readonly adjustments: Adjustment[];
 }
 
+/**
+ * The function names Gemini takes (`FunctionDeclaration.name`): a letter or an underscore first, then letters, digits,
+ * underscores, dots, colons and dashes, at most 64 in all. Any other name is refused by the API with a 400
+ * (`Invalid function name`), so it is refused here, before sending, naming the tool.
+ *
+ * @example
+ * GOOGLE_FUNCTION_NAME_PATTERN.test('weather.get_forecast'); // true
+ * GOOGLE_FUNCTION_NAME_PATTERN.test('1st_tool'); // false
+ */
+export const GOOGLE_FUNCTION_NAME_PATTERN: RegExp = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/;
+
 const MODES: Readonly<Record<ToolChoice['type'], FunctionCallingConfigMode>> = {
   auto: 'AUTO' as FunctionCallingConfigMode,
   required: 'ANY' as FunctionCallingConfigMode,
@@ -81,6 +92,7 @@ export function schemaForDialect(
  * | none | `{ mode: 'NONE' }`, tools kept |
  * | tool(name) | `{ mode: 'ANY', allowedFunctionNames: [name] }` |
  *
+ * A function name Gemini refuses (`GOOGLE_FUNCTION_NAME_PATTERN`) is an `InvalidRequestError` naming the tool.
  * Schemas go in `parametersJsonSchema`, or in `parameters` converted to the OpenAPI subset for a family that needs
  * it; property names Gemini refuses are renamed reversibly. A mode declared `unsupported` throws
  * `UnsupportedToolChoiceError` before sending; one declared `emulated` is sent as `AUTO` with an instruction,
@@ -123,6 +135,17 @@ export function prepareTools(
       message: `Model '${modelId}' is declared without tool calls (capabilities.toolCalls: false), but the request offers ${specs.length} tool(s).`,
     });
   }
+  specs.forEach((spec, index) => {
+    if (GOOGLE_FUNCTION_NAME_PATTERN.test(spec.name)) return;
+    throw new InvalidRequestError({
+      provider: PROVIDER,
+      providerCode: 'invalid_function_name',
+      message:
+        `Tool ${index} is named ${JSON.stringify(spec.name)}, which Gemini refuses: a function name must match ` +
+        `${GOOGLE_FUNCTION_NAME_PATTERN.source}. Rename it: a letter or an underscore first, then letters, digits, ` +
+        "'_', '.', ':' or '-', at most 64 characters.",
+    });
+  });
   const support = capabilities.toolChoice[choice.type];
   if (support === 'unsupported')
     throw new UnsupportedToolChoiceError({ provider: PROVIDER, modelId, mode: choice.type });

@@ -18,9 +18,10 @@ import { createGoogle, GOOGLE_CONTENT_LIMITS, type GoogleModelSettings } from '.
 // (`/v1beta/models/{model}:generateContent`, `:streamGenerateContent?alt=sse`, key in `x-goog-api-key`) and Vertex AI
 // (`/v1beta1/projects/{project}/locations/{location}/publishers/google/models/{model}:...`, a bearer token). It
 // refuses what the real API refuses, with its 400 INVALID_ARGUMENT: empty contents or parts, a function response
-// without a name, a function-calling turn whose responses do not match its calls in number, OpenAPI `parameters`
-// outside the subset, and, for `gemini-3*` models, a function-calling turn of the current exchange without the thought
-// signature the server issued, byte for byte.
+// without a name, a function-calling turn whose responses do not match its calls in number, a function name outside
+// the API's pattern, OpenAPI `parameters` or `responseSchema` outside the subset, and, for `gemini-3*` models, a
+// function-calling turn of the current exchange without the thought signature the server issued, byte for byte (or
+// Google's documented skip value).
 
 /** The JSON of one part, candidate or request, as the wire carries it. */
 type Json = Record<string, unknown>;
@@ -74,6 +75,12 @@ const FINISH: Readonly<Record<FinishReason, string>> = {
   error: 'OTHER',
   other: 'OTHER',
 };
+
+/** The value Google documents for a function call Gemini 3 did not sign; the API takes it in place of a signature. */
+const SKIP_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';
+
+/** `FunctionDeclaration.name` as the API checks it. */
+const FUNCTION_NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/;
 
 const STATUS_NAMES: Readonly<Record<number, string>> = {
   400: 'INVALID_ARGUMENT',
@@ -186,6 +193,7 @@ function refusal(body: Json, model: string, issued: ReadonlySet<string>): string
       }
       if (
         typeof part.thoughtSignature === 'string' &&
+        part.thoughtSignature !== SKIP_THOUGHT_SIGNATURE &&
         issued.size > 0 &&
         !issued.has(part.thoughtSignature)
       ) {
@@ -222,6 +230,9 @@ function refusal(body: Json, model: string, issued: ReadonlySet<string>): string
   }
   for (const tool of (body.tools as Json[] | undefined) ?? []) {
     for (const declaration of (tool.functionDeclarations as Json[] | undefined) ?? []) {
+      if (typeof declaration.name !== 'string' || !FUNCTION_NAME.test(declaration.name)) {
+        return `* GenerateContentRequest.tools[0].function_declarations[0].name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64.`;
+      }
       if (declaration.parameters !== undefined && declaration.parametersJsonSchema !== undefined) {
         return `* GenerateContentRequest.tools[0].function_declarations: parameters and parameters_json_schema are mutually exclusive.`;
       }
@@ -230,6 +241,12 @@ function refusal(body: Json, model: string, issued: ReadonlySet<string>): string
         return `* GenerateContentRequest.tools[0].function_declarations[0].${problem}`;
     }
   }
+  const generation = (body.generationConfig ?? {}) as Json;
+  if (generation.responseSchema !== undefined && generation.responseJsonSchema !== undefined) {
+    return '* GenerateContentRequest.generation_config: response_schema and response_json_schema are mutually exclusive.';
+  }
+  const responseProblem = openApiProblem(generation.responseSchema, 'response_schema');
+  if (responseProblem !== undefined) return `* GenerateContentRequest.generation_config.${responseProblem}`;
   const config = body.toolConfig as Json | undefined;
   const calling = config?.functionCallingConfig as Json | undefined;
   if (calling?.allowedFunctionNames !== undefined && calling.mode !== 'ANY' && calling.mode !== 'VALIDATED') {

@@ -7,6 +7,7 @@ import {
   type ToolSpec,
 } from '@org/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { GoogleModelSettings } from '../src/index.js';
 import {
   type FakeGoogleServer,
   geminiProvider,
@@ -33,6 +34,8 @@ const SEARCH: ToolSpec = {
   inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
 };
 const TOOLS = [WEATHER, SEARCH];
+/** Gemini 2.5's traits: the family is declared, never read from the model id. */
+const GEMINI_2_5: GoogleModelSettings = { family: 'gemini-2.5' };
 const QUESTION: Message = { role: 'user', content: 'Weather in Paris and Rome?' };
 
 let server: FakeGoogleServer;
@@ -72,8 +75,9 @@ async function call(
   request: ModelRequest,
   mode: 'generate' | 'stream',
   modelId = 'gemini-3-flash',
+  settings: GoogleModelSettings = {},
 ): Promise<ModelResponse> {
-  const model = geminiProvider(server.baseURL)(modelId);
+  const model = geminiProvider(server.baseURL)(modelId, settings);
   return mode === 'generate' ? model.generate(request) : collectStream(model.stream(request));
 }
 
@@ -162,6 +166,63 @@ describe('schemas', () => {
     expect(String(error)).toContain("'properties/labels/additionalProperties'");
     expect((error as { providerCode?: string }).providerCode).toBe('schema_not_expressible');
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('sends a response format as responseSchema in the OpenAPI subset for a family declared with it', async () => {
+    server.enqueue({ type: 'response', text: '{"city":"Paris","unit":null}' });
+    const model = geminiProvider(server.baseURL)('gemini-2.0-flash', { family: 'gemini-2.0' });
+    const response = await model.generate({
+      messages: [QUESTION],
+      responseFormat: { type: 'json', name: 'answer', schema: WEATHER.inputSchema },
+    });
+    expect(response.text).toBe('{"city":"Paris","unit":null}');
+    const generation = body().generationConfig as Json;
+    expect(generation.responseJsonSchema).toBeUndefined();
+    expect(generation).toMatchObject({
+      responseMimeType: 'application/json',
+      responseSchema: {
+        type: 'OBJECT',
+        properties: { city: { type: 'STRING' }, unit: { type: 'STRING', enum: ['c', 'f'], nullable: true } },
+        required: ['city'],
+      },
+    });
+  });
+
+  it('refuses, before sending, a response format the OpenAPI subset cannot express, naming the node', async () => {
+    const model = geminiProvider(server.baseURL)('gemini-2.0-flash', { family: 'gemini-2.0' });
+    const error = await model
+      .generate({
+        messages: [QUESTION],
+        responseFormat: {
+          type: 'json',
+          name: 'tags',
+          schema: { type: 'object', properties: { tags: { type: 'object', additionalProperties: true } } },
+        },
+      })
+      .catch((thrown: unknown) => thrown);
+    expect((error as { code?: string }).code).toBe('invalid_request');
+    expect((error as { providerCode?: string }).providerCode).toBe('schema_not_expressible');
+    expect(String(error)).toContain("responseFormat 'tags'");
+    expect(String(error)).toContain("'properties/tags/additionalProperties'");
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('refuses, before sending, a function name Gemini refuses, naming the tool and the fix', async () => {
+    for (const name of ['1st_lookup', 'get weather', 'x'.repeat(65)]) {
+      const error = await call(
+        { messages: [QUESTION], tools: [{ ...SEARCH, name }], toolChoice: { type: 'auto' } },
+        'generate',
+      ).catch((thrown: unknown) => thrown);
+      expect((error as { code?: string }).code, name).toBe('invalid_request');
+      expect((error as { providerCode?: string }).providerCode).toBe('invalid_function_name');
+      expect(String(error)).toContain(JSON.stringify(name));
+      expect(String(error)).toContain('a letter or an underscore first');
+    }
+    expect(server.requests).toHaveLength(0);
+    // Dots, colons and dashes are Gemini's to take: sent as they are.
+    server.enqueue({ type: 'response', text: 'ok' });
+    await call({ messages: [QUESTION], tools: [{ ...SEARCH, name: '_web.search:v2-beta' }] }, 'generate');
+    expect(declarations()[0]?.name).toBe('_web.search:v2-beta');
   });
 
   for (const mode of ['generate', 'stream'] as const) {
@@ -333,8 +394,66 @@ describe('thought signatures', () => {
     });
   }
 
-  it('Gemini 3 refuses a function-calling turn whose signature is missing: a typed InvalidRequestError', async () => {
-    const error = await call(
+  it('sends a thinking budget as thinkingConfig.thinkingBudget (Gemini 2.5), includeThoughts beside it', async () => {
+    server.enqueue({ type: 'response', text: 'ok' });
+    const model = geminiProvider(server.baseURL)('gemini-2.5-flash', { family: 'gemini-2.5' });
+    await model.generate({
+      messages: [QUESTION],
+      providerOptions: { google: { thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } } },
+    });
+    expect((body().generationConfig as Json).thinkingConfig).toEqual({
+      thinkingBudget: 1024,
+      includeThoughts: true,
+    });
+  });
+
+  for (const mode of ['generate', 'stream'] as const) {
+    it(`a function-calling turn Gemini 3 did not sign (another provider's) goes with the documented skip value, reported · ${mode}`, async () => {
+      server.enqueue({ type: 'response', text: 'Paris: 18°C.' });
+      const response = await call(
+        {
+          messages: [
+            QUESTION,
+            {
+              role: 'assistant',
+              content: 'Checking.',
+              toolCalls: [
+                { id: 'call_a', toolName: 'get_weather', arguments: '{"city":"Paris"}' },
+                { id: 'call_b', toolName: 'get_weather', arguments: '{"city":"Rome"}' },
+              ],
+              reasoning: [{ type: 'reasoning', provider: 'anthropic', text: 'FOREIGN', signature: 'c2ln' }],
+            },
+            { role: 'tool', toolCallId: 'call_a', toolName: 'get_weather', content: '18°C' },
+            { role: 'tool', toolCallId: 'call_b', toolName: 'get_weather', content: '24°C' },
+          ],
+          tools: TOOLS,
+        },
+        mode,
+      );
+      expect(response.text).toBe('Paris: 18°C.');
+      expect((body().contents as Json[])[1]?.parts).toEqual([
+        { text: 'Checking.' },
+        {
+          functionCall: { id: 'call_a', name: 'get_weather', args: { city: 'Paris' } },
+          thoughtSignature: 'skip_thought_signature_validator',
+        },
+        { functionCall: { id: 'call_b', name: 'get_weather', args: { city: 'Rome' } } },
+      ]);
+      expect(server.requests[0]?.raw).not.toContain('FOREIGN');
+      const reasons = response.adjustments.map((adjustment) => adjustment.details?.reason);
+      expect(reasons).toEqual(
+        expect.arrayContaining(['foreign-reasoning-dropped', 'thought-signature-skipped']),
+      );
+      const skipped = response.adjustments.find(
+        (adjustment) => adjustment.details?.reason === 'thought-signature-skipped',
+      );
+      expect(skipped?.details?.messageIndexes).toEqual([1]);
+    });
+  }
+
+  it('a family that does not require signatures (Gemini 2.5) gets an unsigned turn as it is, nothing reported', async () => {
+    server.enqueue({ type: 'response', text: 'ok' });
+    const response = await call(
       {
         messages: [
           QUESTION,
@@ -348,9 +467,43 @@ describe('thought signatures', () => {
         tools: TOOLS,
       },
       'generate',
+      'gemini-2.5-flash',
+      GEMINI_2_5,
+    );
+    expect(server.requests[0]?.raw).not.toContain('thoughtSignature');
+    expect(response.adjustments).toEqual([]);
+  });
+
+  it('a signature Gemini did not issue is refused by the API: a typed InvalidRequestError with its message', async () => {
+    server.sign({ text: 'issued' }); // the fake checks signatures against those it issued
+    const error = await call(
+      {
+        messages: [
+          QUESTION,
+          {
+            role: 'assistant',
+            content: '',
+            toolCalls: [{ id: 'fc_1', toolName: 'get_weather', arguments: '{"city":"Paris"}' }],
+            reasoning: [
+              {
+                type: 'reasoning',
+                provider: 'google',
+                text: '',
+                signature: 'bm90LWlzc3VlZA==',
+                id: 'gemini-part:function-call:fc_1',
+              },
+            ],
+          },
+          { role: 'tool', toolCallId: 'fc_1', toolName: 'get_weather', content: '18°C' },
+        ],
+        tools: TOOLS,
+      },
+      'generate',
     ).catch((thrown: unknown) => thrown);
     expect((error as { code?: string }).code).toBe('invalid_request');
-    expect(String(error)).toContain('missing a thought_signature');
+    expect((error as { statusCode?: number }).statusCode).toBe(400);
+    expect(String(error)).toContain('Corrupted thought signature');
+    expect(JSON.stringify((body().contents as Json[])[1])).toContain('"thoughtSignature":"bm90LWlzc3VlZA=="');
   });
 
   it('drops and reports reasoning of another provider', async () => {
@@ -387,7 +540,7 @@ describe('call ids', () => {
           finish(),
         ],
       });
-      const first = await call({ messages: [QUESTION], tools: TOOLS }, mode, 'gemini-2.5-flash');
+      const first = await call({ messages: [QUESTION], tools: TOOLS }, mode, 'gemini-2.5-flash', GEMINI_2_5);
       const [paris, rome] = first.toolCalls;
       expect(paris?.id).toMatch(/^gemini-call-/);
       expect(rome?.id).not.toBe(paris?.id);
@@ -404,6 +557,7 @@ describe('call ids', () => {
         },
         mode,
         'gemini-2.5-flash',
+        GEMINI_2_5,
       );
       const contents = body(1).contents as Json[];
       // No generated id goes on the wire; the responses follow the calls' order.
@@ -740,6 +894,7 @@ describe('history rewrites', () => {
       },
       'generate',
       'gemini-2.5-flash',
+      GEMINI_2_5,
     );
     const contents = body().contents as Json[];
     expect(contents.map((content) => content.role)).toEqual(['user', 'model', 'user']);

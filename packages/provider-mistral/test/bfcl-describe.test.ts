@@ -1,7 +1,8 @@
 /**
- * Every BFCL v4 function of ../shared/corpora, described by @org/tools' `json-schema` target (what the planner
- * sends), goes to Mistral through the adapter and the real SDK, and the fake server, which refuses what the real API
- * refuses, takes it.
+ * Every BFCL v4 function of ../shared/corpora, described by both @org/tools targets the planner sends Mistral
+ * (`openai-strict` by default, since Mistral's chat families declare `strictSchemas`, where a schema strict mode cannot
+ * express goes non-strict; `json-schema` for an `open-weights` model or a planner given `schemaTarget`), goes to
+ * Mistral through the adapter and the real SDK, and the fake server, which refuses what the real API refuses, takes it.
  */
 import { readFileSync } from 'node:fs';
 import { ToolChoice } from '@org/core';
@@ -36,41 +37,52 @@ afterAll(async () => {
 });
 
 describe('BFCL v4 functions described for Mistral', { timeout: 120_000 }, () => {
-  it('every entry is sent, its tools refused by nothing, their names and argument names intact', async () => {
-    expect(entries.length).toBe(1000);
-    const model = testProvider(server)('mistral-large-latest');
-    let functions = 0;
-    for (const entry of entries) {
-      const registry = new ToolRegistry(
-        entry.function.map((fn) =>
-          defineTool({
-            name: fn.name,
-            description: fn.description,
-            input: fn.parameters,
-            execute: (args) => args,
-          }),
-        ),
-      );
-      const specs = registry.specs({ target: 'json-schema' });
-      server.enqueue({ type: 'response', text: 'ok' });
-      const response = await model.generate({
-        messages: [{ role: 'user', content: entry.id }],
-        tools: specs,
-        toolChoice: ToolChoice.required(),
-      });
-      expect(response.text, entry.id).toBe('ok');
-      const sent = server.requests.at(-1)?.body.tools ?? [];
-      expect(sent.map((tool) => tool.function.name)).toEqual(specs.map((spec) => spec.name));
-      for (const [index, tool] of sent.entries()) {
-        expect(tool.function.name).toMatch(MISTRAL_FUNCTION_NAME_PATTERN);
-        expect(tool.function.parameters.type, `${entry.id} ${tool.function.name}`).toBe('object');
-        expect(Object.keys(tool.function.parameters.properties ?? {})).toEqual(
-          Object.keys(specs[index]?.inputSchema.properties ?? {}),
+  it.each(['openai-strict', 'json-schema'] as const)(
+    '%s: every entry is sent, its tools refused by nothing, their names and argument names intact',
+    async (target) => {
+      expect(entries.length).toBe(1000);
+      const model = testProvider(server)('mistral-large-latest');
+      let functions = 0;
+      let strict = 0;
+      for (const entry of entries) {
+        const registry = new ToolRegistry(
+          entry.function.map((fn) =>
+            defineTool({
+              name: fn.name,
+              description: fn.description,
+              input: fn.parameters,
+              execute: (args) => args,
+            }),
+          ),
         );
-        expect(JSON.stringify(tool.function.parameters)).not.toMatch(/"type":"(dict|float|tuple|any)"/);
+        const specs = registry.specs({ target });
+        server.enqueue({ type: 'response', text: 'ok' });
+        const response = await model.generate({
+          messages: [{ role: 'user', content: entry.id }],
+          tools: specs,
+          toolChoice: ToolChoice.required(),
+        });
+        expect(response.text, entry.id).toBe('ok');
+        const sent = server.requests.at(-1)?.body.tools ?? [];
+        expect(sent.map((tool) => tool.function.name)).toEqual(specs.map((spec) => spec.name));
+        for (const [index, tool] of sent.entries()) {
+          expect(tool.function.name).toMatch(MISTRAL_FUNCTION_NAME_PATTERN);
+          expect(tool.function.parameters.type, `${entry.id} ${tool.function.name}`).toBe('object');
+          expect(Object.keys(tool.function.parameters.properties ?? {})).toEqual(
+            Object.keys(specs[index]?.inputSchema.properties ?? {}),
+          );
+          expect(JSON.stringify(tool.function.parameters)).not.toMatch(/"type":"(dict|float|tuple|any)"/);
+          // A strict spec goes out with `strict: true`, one strict mode cannot express without it.
+          expect(tool.function.strict === true, `${entry.id} ${tool.function.name}`).toBe(
+            specs[index]?.strict === true,
+          );
+          if (tool.function.strict === true) strict += 1;
+        }
+        functions += sent.length;
       }
-      functions += sent.length;
-    }
-    expect(functions).toBeGreaterThan(1600);
-  });
+      expect(functions).toBeGreaterThan(1600);
+      if (target === 'openai-strict') expect(strict).toBeGreaterThan(functions / 2);
+      else expect(strict).toBe(0);
+    },
+  );
 });
