@@ -6,6 +6,7 @@ import {
   type StreamPart,
   type ToolSpec,
 } from '@org/core';
+import { defineTool, ToolRegistry } from '@org/tools';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { GoogleModelSettings } from '../src/index.js';
 import {
@@ -223,6 +224,35 @@ describe('schemas', () => {
     server.enqueue({ type: 'response', text: 'ok' });
     await call({ messages: [QUESTION], tools: [{ ...SEARCH, name: '_web.search:v2-beta' }] }, 'generate');
     expect(declarations()[0]?.name).toBe('_web.search:v2-beta');
+  });
+
+  it("sends a registry's tool whose name starts with a digit (an MCP tool) under its mapped name, and maps the call back", async () => {
+    const builder = defineTool({
+      name: '21st_magic_component_builder',
+      description: 'Builds a component.',
+      input: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },
+      execute: (args) => args,
+    });
+    const registry = new ToolRegistry([builder]);
+    const [spec] = registry.specs({ target: 'gemini' });
+    expect(spec?.name).toBe('_21st_magic_component_builder');
+    server.enqueue({
+      type: 'gemini',
+      chunks: [
+        chunk([
+          { functionCall: { id: 'c1', name: '_21st_magic_component_builder', args: { prompt: 'a card' } } },
+        ]),
+        finish(),
+      ],
+    });
+    const response = await call(
+      { messages: [QUESTION], tools: registry.specs({ target: 'gemini' }) },
+      'generate',
+    );
+    // The fake server refuses what Gemini refuses: the request went through, under the mapped name.
+    expect(declarations()[0]?.name).toBe('_21st_magic_component_builder');
+    const toolCall = response.toolCalls[0];
+    expect(registry.resolve(toolCall?.toolName ?? '')?.name).toBe('21st_magic_component_builder');
   });
 
   for (const mode of ['generate', 'stream'] as const) {

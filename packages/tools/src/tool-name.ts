@@ -1,7 +1,11 @@
 import { InvalidToolNameError } from './errors.js';
 
-/** Tool names every provider accepts (OpenAI, Anthropic, Bedrock). */
-export const PROVIDER_TOOL_NAME_PATTERN: RegExp = /^[a-zA-Z0-9_-]{1,64}$/;
+/**
+ * Tool names every provider accepts: OpenAI, Anthropic, Bedrock and Mistral take `^[a-zA-Z0-9_-]{1,64}$`, and Gemini
+ * also wants a letter or an underscore first. A registered name outside it is sent under a mapped name
+ * (`21st_builder` as `_21st_builder`, `math.factorial` as `math_factorial`) and mapped back when the model calls it.
+ */
+export const PROVIDER_TOOL_NAME_PATTERN: RegExp = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
 
 // Names a registry accepts and maps to a provider name: namespaces with dots, colons or slashes (`math.factorial`,
 // `github:search`, `fs/read`). Anything else (spaces, quotes, non-ASCII) is refused rather than mangled.
@@ -9,8 +13,9 @@ const MAPPABLE_TOOL_NAME_PATTERN = /^[A-Za-z0-9_.:/-]+$/;
 const MAXIMUM_NAME_LENGTH = 256;
 
 /**
- * Throws `InvalidToolNameError` unless `name` is a provider-valid name (`^[a-zA-Z0-9_-]{1,64}$`) or a namespaced
- * name that maps to one (dots, colons, slashes; up to 256 characters).
+ * Throws `InvalidToolNameError` unless `name` is a provider-valid name (`PROVIDER_TOOL_NAME_PATTERN`) or a name that
+ * maps to one: a namespaced name (dots, colons, slashes) or one that starts with a digit or a dash, up to 256
+ * characters.
  *
  * @example
  * assertValidToolName('math.factorial'); // fine, sent to providers as `math_factorial`
@@ -36,7 +41,7 @@ export function assertValidToolName(name: unknown): asserts name is string {
     throw new InvalidToolNameError({
       toolName: name,
       reason:
-        'use letters, digits, "_" and "-" (providers accept ^[a-zA-Z0-9_-]{1,64}$), optionally "." ":" "/" as namespace separators',
+        'use letters, digits, "_" and "-" (providers accept ^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$), optionally "." ":" "/" as namespace separators',
     });
   }
   if (!/[A-Za-z0-9]/.test(name)) {
@@ -60,7 +65,9 @@ function shortHash(text: string): string {
 /** The provider-valid form of a name, before collisions are resolved: `math.factorial` → `math_factorial`. */
 function baseProviderName(name: string): string {
   if (PROVIDER_TOOL_NAME_PATTERN.test(name)) return name;
-  const replaced = name.replace(/[^A-Za-z0-9_-]/g, '_');
+  const characters = name.replace(/[^A-Za-z0-9_-]/g, '_');
+  // Gemini refuses a name that starts with a digit or a dash (an MCP tool named `21st_builder`).
+  const replaced = /^[A-Za-z_]/.test(characters) ? characters : `_${characters}`;
   return replaced.length <= 64 ? replaced : `${replaced.slice(0, 56)}_${shortHash(name)}`;
 }
 

@@ -4,6 +4,7 @@ import {
   DuplicateToolError,
   defineTool,
   InvalidToolOptionError,
+  PROVIDER_TOOL_NAME_PATTERN,
   ToolNameMapping,
   ToolRegistry,
   toolCallToAction,
@@ -120,6 +121,21 @@ describe('ToolRegistry', () => {
     expect(registry.resolve('math_factorial')?.name).toBe('math_factorial');
     expect(registry.resolve('math.factorial')?.name).toBe('math.factorial');
     expect(registry.resolve('fs_read')?.name).toBe('fs/read');
+  });
+
+  it('maps a name that starts with a digit or a dash (Gemini refuses it) to one that starts with an underscore', () => {
+    const taken = '_21st_builder';
+    const mapping = new ToolNameMapping(['21st_builder', taken, '-dash', `9${'x'.repeat(63)}`]);
+    expect(mapping.toProvider(taken)).toBe(taken);
+    expect(mapping.toProvider('21st_builder')).toBe('_21st_builder_2');
+    expect(mapping.toProvider('-dash')).toBe('_-dash');
+    const long = mapping.toProvider(`9${'x'.repeat(63)}`) ?? '';
+    expect(long.length).toBeLessThanOrEqual(64);
+    for (const name of ['21st_builder', taken, '-dash', `9${'x'.repeat(63)}`]) {
+      const sent = mapping.toProvider(name) ?? '';
+      expect(sent).toMatch(PROVIDER_TOOL_NAME_PATTERN);
+      expect(mapping.fromProvider(sent)).toBe(name);
+    }
   });
 
   it('shortens long mapped names to 64 characters and keeps them distinct', () => {

@@ -100,7 +100,7 @@ export type ToolApprovalPredicate<Args> = {
 
 /** The definition passed to `defineTool`. */
 export interface ToolDefinition<Input extends ZodSchema | LooseJsonSchema, Output> {
-  /** `^[a-zA-Z0-9_-]{1,64}$`, or a namespaced name (`math.factorial`) that the registry maps for providers. */
+  /** A provider-valid name (`PROVIDER_TOOL_NAME_PATTERN`), or one the registry maps for providers (`math.factorial`, `21st_builder`). */
   readonly name: string;
   /** What the tool does and when to use it, for the model. Must not be empty. */
   readonly description: string;
