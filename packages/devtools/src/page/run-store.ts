@@ -191,8 +191,8 @@ export function createRunStore(): RunStore {
     }
     return seen;
   };
-  /** A step's arguments as written: an object, or its JSON text (read; the raw text when it is not JSON). */
-  const stepArgumentsOf = (written: unknown): unknown => {
+  /** A value written as itself or as its JSON text (a plan, a step's arguments): read; the raw text when not JSON. */
+  const fromJsonText = (written: unknown): unknown => {
     if (typeof written !== 'string') return written;
     try {
       return JSON.parse(written) as unknown;
@@ -207,7 +207,7 @@ export function createRunStore(): RunStore {
    */
   const planDependencies = (args: unknown): Map<string, string[]> => {
     const result = new Map<string, string[]>();
-    const plan = stepArgumentsOf(args);
+    const plan = fromJsonText(args);
     const steps = own(plan, 'steps');
     const entries: [string, unknown][] = [];
     const short = !Array.isArray(steps);
@@ -234,7 +234,7 @@ export function createRunStore(): RunStore {
     for (const [id, written] of entries) {
       result.set(
         id,
-        [...referencedSteps(stepArgumentsOf(written), short)].filter((dependency) => dependency !== id),
+        [...referencedSteps(fromJsonText(written), short)].filter((dependency) => dependency !== id),
       );
     }
     return result;
