@@ -1,6 +1,12 @@
 import type { Tool as AgUiTool } from '@ag-ui/core';
-import type { JsonSchema } from '@org/core';
-import { defineTool, type Tool, type ToolRegistry } from '@org/tools';
+import type { ContentPart, JsonSchema, MessageContent } from '@org/core';
+import {
+  DEFAULT_OUTPUT_BUDGET_BYTES,
+  defineTool,
+  formatObservationForModel,
+  type Tool,
+  type ToolRegistry,
+} from '@org/tools';
 import { AgUiRequestError } from './errors.js';
 
 /**
@@ -52,4 +58,49 @@ export function toFrontEndTools(declared: readonly AgUiTool[], serverTools: Tool
       });
     }
   });
+}
+
+/** The code of a front-end tool's failure (a tool message with `error`), as the model reads it. */
+export const FRONT_END_TOOL_FAILED = 'front_end_tool_failed';
+
+/** A front end's answer to one of its tools' calls, as the run input's tool message carries it. */
+export interface FrontEndResult {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /** The message's content, already in the loop's form. */
+  readonly content: MessageContent;
+  /** The message's `error`: the tool failed in the front end. */
+  readonly error: string | undefined;
+}
+
+/**
+ * A front-end tool's result as the model reads it, made the way a server tool's result is (`formatObservationForModel`
+ * of `@org/tools`): its text cut to the output budget with a marker, registered secrets redacted; a failure as
+ * `Error (front_end_tool_failed): <the front end's error>`, bounded and redacted the same way. Images and documents
+ * in the content are kept (the run input's size bounds them); each text part is cut to the budget.
+ */
+export function frontEndResultContent(
+  result: FrontEndResult,
+  outputBudgetBytes: number | undefined,
+): { content: MessageContent; isError: boolean } {
+  const observation = { actionId: result.toolCallId, toolName: result.toolName, durationMs: 0 };
+  // Always given: without a budget, `formatObservationForModel` bounds an output by memory only (16 MiB), taking it
+  // to come from `executeAction`, which cut it already.
+  const options = { budgetBytes: outputBudgetBytes ?? DEFAULT_OUTPUT_BUDGET_BYTES };
+  if (result.error !== undefined) {
+    const content = formatObservationForModel(
+      { ...observation, status: 'error', error: { code: FRONT_END_TOOL_FAILED, message: result.error } },
+      options,
+    );
+    return { content, isError: true };
+  }
+  const bounded = (text: string): string =>
+    formatObservationForModel({ ...observation, status: 'success', output: text }, options);
+  if (typeof result.content === 'string') return { content: bounded(result.content), isError: false };
+  return {
+    content: result.content.map(
+      (part): ContentPart => (part.type === 'text' ? { type: 'text', text: bounded(part.text) } : part),
+    ),
+    isError: false,
+  };
 }

@@ -8,12 +8,24 @@ import {
   type ToolCall,
 } from '@org/core';
 import { AgUiRequestError } from './errors.js';
+import { frontEndResultContent } from './front-end-tools.js';
 
 /** The conversation of a run input, as the agent loop reads it, with the AG-UI id of each message kept beside it. */
 export interface InputConversation {
   readonly messages: readonly Message[];
   /** `messages[i]`'s AG-UI id, so the snapshot at the end of the run keeps the front end's ids. */
   readonly messageIds: readonly string[];
+}
+
+/** What the conversation of a run input is read with. */
+export interface InputConversationOptions {
+  /**
+   * The tools the front end declared in this input: a tool message after the conversation's last assistant message
+   * that answers one of their calls is the front end's result of that call, arriving now.
+   */
+  readonly frontEndToolNames: ReadonlySet<string>;
+  /** The agent's `outputBudgetBytes` (default 50 000): a front-end tool's result is cut to it, like any tool's. */
+  readonly outputBudgetBytes: number | undefined;
 }
 
 /**
@@ -23,16 +35,22 @@ export interface InputConversation {
  * a provider), so they are left out of the conversation, by rule rather than by accident. Refused with
  * `AgUiRequestError`: a media part the loop cannot carry (audio, video, a provider file handle), a tool result whose
  * `toolCallId` no assistant message made (a forged id, `problem: 'tool-result'`), a call answered twice, a call left
- * without its result.
+ * without its result. A front-end tool's result arriving in this input (after the last assistant message) is made
+ * what the model reads of any tool's result (`frontEndResultContent`: cut to the output budget, secrets redacted, a
+ * failure as an error); earlier ones are the conversation as the messages snapshot gave it back, already made so.
  */
-export function toInputConversation(input: readonly AgUiMessage[]): InputConversation {
+export function toInputConversation(
+  input: readonly AgUiMessage[],
+  options: InputConversationOptions,
+): InputConversation {
   const messages: Message[] = [];
   const messageIds: string[] = [];
   const inputIndexes: number[] = [];
   // Tool names of the calls made so far, by id: a Map, so an id like `__proto__` is an ordinary key.
   const callNames = new Map<string, string>();
+  const lastAssistant = input.findLastIndex((message) => message.role === 'assistant');
   input.forEach((message, index) => {
-    const converted = convertMessage(message, index, callNames);
+    const converted = convertMessage(message, index, callNames, index > lastAssistant ? options : undefined);
     if (converted === undefined) return;
     messages.push(converted);
     messageIds.push(message.id);
@@ -59,6 +77,8 @@ function convertMessage(
   message: AgUiMessage,
   index: number,
   callNames: Map<string, string>,
+  /** Given for the messages after the last assistant message: the results arriving in this input. */
+  arriving: InputConversationOptions | undefined,
 ): Message | undefined {
   const field = `messages[${index}]`;
   switch (message.role) {
@@ -89,12 +109,26 @@ function convertMessage(
           field: `${field}.toolCallId`,
         });
       }
+      // A failure's content is not read: the error is the result.
+      const content = message.error !== undefined ? '' : convertContent(message.content, field);
+      if (arriving?.frontEndToolNames.has(toolName) === true) {
+        const result = frontEndResultContent(
+          { toolCallId: message.toolCallId, toolName, content, error: message.error },
+          arriving.outputBudgetBytes,
+        );
+        return {
+          role: 'tool',
+          toolCallId: message.toolCallId,
+          toolName,
+          content: result.content,
+          ...(result.isError ? { isError: true } : {}),
+        };
+      }
       return {
         role: 'tool',
         toolCallId: message.toolCallId,
         toolName,
-        content: message.error !== undefined ? message.error : convertContent(message.content, field),
-        ...(message.error !== undefined ? { isError: true } : {}),
+        ...(message.error !== undefined ? { content: message.error, isError: true } : { content }),
       };
     }
     case 'activity':

@@ -55,7 +55,10 @@ export function prepareRun(input: RunAgentInput, agent: AgUiAgentOptions): Prepa
       resuming: true,
     };
   }
-  const conversation = toInputConversation(input.messages);
+  const conversation = toInputConversation(input.messages, {
+    frontEndToolNames,
+    outputBudgetBytes: agent.outputBudgetBytes,
+  });
   return {
     options: { ...base, messages: conversation.messages, runId: input.runId },
     frontEndToolNames,

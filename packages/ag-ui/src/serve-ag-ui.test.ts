@@ -1,6 +1,6 @@
 import { HttpAgent } from '@ag-ui/client';
 import { closeCodeSandboxes, createCodeModeTool, prewarmCodeSandbox } from '@org/code-mode';
-import { RateLimitError, type RunEvent } from '@org/core';
+import { RateLimitError, type RunEvent, registerSecret } from '@org/core';
 import { createToolPlanTool } from '@org/plan-executor';
 import { createScriptedModel, type ScriptedTurn } from '@org/provider-scripted';
 import { defineTool, ToolRegistry } from '@org/tools';
@@ -362,6 +362,59 @@ describe('serveAgUi with the official @ag-ui/client HttpAgent', () => {
       ['call_confirm', 'The user confirmed.'],
     ]);
     expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Trip to Paris confirmed.' });
+  });
+
+  it("reads a front-end tool's result like any tool's: cut to the output budget, secrets redacted, a failure an error", async () => {
+    const secret = 'sk-front-end-result-secret-0123456789abcdef';
+    registerSecret(secret);
+    const { agent, model } = await serve(
+      [
+        { toolCalls: [{ id: 'call_page', toolName: 'read_page', arguments: {} }] },
+        { toolCalls: [{ id: 'call_page_2', toolName: 'read_page', arguments: {} }] },
+        { text: 'The page is long, and the second read failed.' },
+      ],
+      { outputBudgetBytes: 2_000 },
+    );
+    const frontEndTools = [
+      {
+        name: 'read_page',
+        description: 'Reads the page the user is on.',
+        parameters: { type: 'object', properties: {} },
+      },
+    ];
+    await runClient(agent, { tools: frontEndTools });
+    // The page holds far more than the budget, and a key the application registered as a secret.
+    const page = `token ${secret} ${'lorem ipsum '.repeat(1_000)}`;
+    agent.addMessage({ id: 'result-1', role: 'tool', toolCallId: 'call_page', content: page });
+    const second = await runClient(agent, { tools: frontEndTools });
+    expect(second.error).toBeUndefined();
+    const read = model.requests[1]?.messages.at(-1);
+    expect(read).toMatchObject({ role: 'tool', toolCallId: 'call_page' });
+    const text = String(read?.content);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(2_000);
+    expect(text).toMatch(
+      /\n\[output truncated: showing the first \d+ of \d+ bytes; ask for a narrower result/,
+    );
+    expect(text.startsWith('token [REDACTED] lorem ipsum')).toBe(true);
+    expect(text).not.toContain(secret);
+    // The front end is given back what the model read, under its own message id.
+    expect(agent.messages.find((message) => message.id === 'result-1')).toMatchObject({ content: text });
+
+    agent.addMessage({
+      id: 'result-2',
+      role: 'tool',
+      toolCallId: 'call_page_2',
+      content: '',
+      error: 'The user closed the tab.',
+    });
+    const third = await runClient(agent, { tools: frontEndTools });
+    expect(third.error).toBeUndefined();
+    const toolMessages = model.requests[2]?.messages.filter((message) => message.role === 'tool') ?? [];
+    expect(toolMessages.map((message) => [message.toolCallId, message.content, message.isError])).toEqual([
+      // The earlier result, as the snapshot gave it back: read once, not again.
+      ['call_page', text, undefined],
+      ['call_page_2', 'Error (front_end_tool_failed): The user closed the tab.', true],
+    ]);
   });
 
   it('refuses a tool result whose id no call made (forged), before any model call', async () => {

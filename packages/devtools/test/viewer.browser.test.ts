@@ -85,6 +85,10 @@ describe('the run viewer in a real browser', () => {
     expect(await calls.nth(0).innerText()).toContain('Checking both cities.');
     expect(await calls.nth(0).innerText()).toContain('get_weather({"city":"Paris"})');
     expect(await calls.nth(0).innerText()).toMatch(/tool choice auto/);
+    // What the provider did other than asked, with the call it concerns.
+    expect(await calls.nth(0).locator('.block', { hasText: 'Adjustments' }).innerText()).toContain(
+      "tool-choice-emulated: Tool choice 'auto' is declared emulated",
+    );
     expect(await calls.nth(1).innerText()).toContain('Rome is warmer at 24°C.');
     // What each call was asked (the model was wrapped with recordModel): the messages and the tools offered.
     const firstAsked = await calls.nth(0).locator('.request').innerText();

@@ -1,6 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parsePlan } from '@org/plan-executor';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordApprovalRun, recordPlanRun, recordWeatherRun } from '../../test/fixtures/record-runs.js';
 import { devtoolsListener, readRow } from '../index.js';
@@ -31,7 +33,115 @@ async function storeOf(
   return store;
 }
 
+/** A store that saw a plan call with `plan` as its arguments, and each of its steps run. */
+function planLayoutOf(plan: unknown, stepIds: readonly string[]): Map<string, string[]> {
+  const store = createRunStore();
+  const apply = (event: Record<string, unknown>) =>
+    store.apply('f.jsonl', { event: { runId: 'r', timestamp: 1, ...event } });
+  apply({ type: 'tool-call-started', action: { id: 'p', toolName: 'execute_tool_plan', args: plan } });
+  for (const stepId of stepIds) {
+    apply({ type: 'plan-step-started', planId: 'p', stepId, toolName: 't' });
+    apply({
+      type: 'plan-step-finished',
+      planId: 'p',
+      stepId,
+      toolName: 't',
+      status: 'success',
+      durationMs: 0,
+    });
+  }
+  const run = store.runs.get('r');
+  if (run === undefined) throw new Error('no run');
+  return new Map(store.plan(run, 'p').steps.map((step) => [step.id, [...step.dependsOn].sort()]));
+}
+
+/** The dependencies the plan executor reads from `plan`: the `$ref:`s of its parsed (canonical) step arguments. */
+function executorDependencies(plan: unknown): Map<string, string[]> {
+  const parsed = parsePlan(plan);
+  if (!parsed.ok) throw parsed.error;
+  const values = (value: unknown): string[] =>
+    typeof value === 'string'
+      ? [value]
+      : typeof value === 'object' && value !== null
+        ? Object.values(value).flatMap(values)
+        : [];
+  return new Map(
+    parsed.plan.steps.map((step) => {
+      const ids = values(step.arguments).flatMap((text) =>
+        [...text.matchAll(/\$ref:([A-Za-z0-9_-]+)/g)].map((match) => match[1] ?? ''),
+      );
+      return [step.id, [...new Set(ids)].filter((id) => id !== step.id).sort()];
+    }),
+  );
+}
+
 describe('createRunStore', () => {
+  it('reads the dependencies of a plan in every form the plan executor reads, as it reads them', () => {
+    const plans: [string, unknown, string[]][] = [
+      [
+        'the list form, $ref: references',
+        {
+          steps: [
+            { id: 'a', tool: 't', arguments: { city: 'Paris' } },
+            { id: 'b', tool: 't', arguments: '{"city": "Rome"}' },
+            { id: 'c', tool: 't', arguments: { first: '$ref:a.temp', all: ['$ref:b', 'x $ref:a y'] } },
+          ],
+        },
+        ['a', 'b', 'c'],
+      ],
+      [
+        'the steps object as execute_tool_plan teaches it, short references (the demo writes these)',
+        JSON.stringify({
+          steps: {
+            paris: { get_weather: { city: 'Paris' } },
+            rome: { get_weather: { city: 'Rome' } },
+            compare: { compare_temperatures: { readings: ['$paris', '$rome.temperature'] } },
+            note: { say: '{"text": "Paris at $paris.temp, about $$20 ($$rome is no reference)"}' },
+          },
+        }),
+        ['paris', 'rome', 'compare', 'note'],
+      ],
+      [
+        'the steps object spelled out ({tool, arguments}), both kinds of reference',
+        {
+          steps: {
+            a: { tool: 't', arguments: { q: 'x' } },
+            b: { tool: 't', arguments: { q: '$ref:a' } },
+            c: { tool: 't', arguments: '{"q": "$b and $a.field"}' },
+          },
+        },
+        ['a', 'b', 'c'],
+      ],
+    ];
+    for (const [name, plan, stepIds] of plans) {
+      expect(planLayoutOf(plan, stepIds), name).toEqual(executorDependencies(plan));
+    }
+    // The demo's plan: compare waits for all four cities.
+    expect(planLayoutOf(plans[1]?.[1], ['paris', 'rome', 'compare', 'note']).get('compare')).toEqual([
+      'paris',
+      'rome',
+    ]);
+  });
+
+  it('property: the dependencies it reads from any steps-object plan are those the plan executor reads', () => {
+    const ids = ['a', 'b', 'c'] as const;
+    const piece = fc.constantFrom('$', '$$', '$ref:', 'a', 'b', 'c', '.', 'x', ' ', '-', 'ref', ':');
+    const argumentText = fc.array(piece, { maxLength: 8 }).map((pieces) => pieces.join(''));
+    fc.assert(
+      fc.property(fc.tuple(argumentText, argumentText, argumentText), fc.boolean(), (texts, spelledOut) => {
+        const steps = Object.fromEntries(
+          ids.map((id, index) => [
+            id,
+            spelledOut ? { tool: 't', arguments: { q: texts[index] } } : { t: { q: texts[index] } },
+          ]),
+        );
+        const plan = { steps };
+        expect(planLayoutOf(plan, ids)).toEqual(executorDependencies(plan));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("lays out a program's calls by time: the chain that bounds its wall time is the critical path", () => {
     const store = createRunStore();
     const progress = (at: number, inner: Record<string, unknown>) =>

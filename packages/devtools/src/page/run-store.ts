@@ -139,43 +139,102 @@ export function createRunStore(): RunStore {
     `${text(own(value, 'code'), 'error')}: ${text(own(value, 'message'))}`;
 
   const REFERENCE = /\$ref:([A-Za-z0-9_-]+)/g;
-  /** The step ids a step's arguments reference, as the plan executor reads `$ref:<id>...`. */
-  const referencedSteps = (value: unknown, seen = new Set<string>(), depth = 0): Set<string> => {
+  /**
+   * The canonical form of a string of the steps-object form, as the plan executor rewrites it before reading its
+   * references (`expandShortReferences` of `@org/plan-executor`, mirrored: this file cannot import): `$id` and
+   * `$id.field` become `$ref:id...`, `$$` is a literal `$`, `$ref:` stays, any other `$` is literal.
+   */
+  const expandShortReferences = (value: string): string => {
+    const isIdCharacter = (character: string): boolean => /^[A-Za-z0-9_-]$/.test(character);
+    let position = value.indexOf('$');
+    if (position === -1) return value;
+    let result = '';
+    let last = 0;
+    while (position !== -1) {
+      const next = value.charAt(position + 1);
+      if (next === '$') {
+        result += value.slice(last, position + 1);
+        last = position + 2;
+        position = value.indexOf('$', last);
+        continue;
+      }
+      if (value.startsWith('$ref:', position)) {
+        position = value.indexOf('$', position + 5);
+        continue;
+      }
+      if (isIdCharacter(next)) {
+        result += `${value.slice(last, position)}$ref:`;
+        last = position + 1;
+      }
+      position = value.indexOf('$', position + 1);
+    }
+    return result + value.slice(last);
+  };
+  /**
+   * The step ids a step's arguments reference, as the plan executor reads them: `$ref:<id>...` in every string value
+   * (never in keys); in the steps-object form (`short`) the short `$<id>...` too.
+   */
+  const referencedSteps = (
+    value: unknown,
+    short: boolean,
+    seen = new Set<string>(),
+    depth = 0,
+  ): Set<string> => {
     if (depth > 64) return seen;
     if (typeof value === 'string') {
-      for (const match of value.matchAll(REFERENCE)) if (match[1] !== undefined) seen.add(match[1]);
+      const canonical = short ? expandShortReferences(value) : value;
+      for (const match of canonical.matchAll(REFERENCE)) if (match[1] !== undefined) seen.add(match[1]);
     } else if (Array.isArray(value)) {
-      for (const item of value) referencedSteps(item, seen, depth + 1);
+      for (const item of value) referencedSteps(item, short, seen, depth + 1);
     } else if (typeof value === 'object' && value !== null) {
-      for (const item of Object.values(value)) referencedSteps(item, seen, depth + 1);
+      for (const item of Object.values(value)) referencedSteps(item, short, seen, depth + 1);
     }
     return seen;
   };
-  /** Each step's dependencies from an `execute_tool_plan` call's arguments (list or object form, JSON text or value). */
+  /** A value written as itself or as its JSON text (a plan, a step's arguments): read; the raw text when not JSON. */
+  const fromJsonText = (written: unknown): unknown => {
+    if (typeof written !== 'string') return written;
+    try {
+      return JSON.parse(written) as unknown;
+    } catch {
+      return written;
+    }
+  };
+  /**
+   * Each step's dependencies from an `execute_tool_plan` call's arguments (JSON text or value), in either form the
+   * plan executor reads: the list `[{id, tool, arguments}]`, or the steps object `{id: {"<tool>": arguments}}` (or
+   * `{id: {tool, arguments}}`), where `$id` is a reference too.
+   */
   const planDependencies = (args: unknown): Map<string, string[]> => {
     const result = new Map<string, string[]>();
-    let plan = args;
-    if (typeof plan === 'string') {
-      try {
-        plan = JSON.parse(plan);
-      } catch {
-        return result;
-      }
-    }
+    const plan = fromJsonText(args);
     const steps = own(plan, 'steps');
     const entries: [string, unknown][] = [];
+    const short = !Array.isArray(steps);
     if (Array.isArray(steps)) {
       for (const step of steps) {
         const id = own(step, 'id');
         if (typeof id === 'string') entries.push([id, own(step, 'arguments')]);
       }
     } else if (typeof steps === 'object' && steps !== null) {
-      for (const [id, step] of Object.entries(steps)) entries.push([id, own(step, 'arguments')]);
+      for (const [id, step] of Object.entries(steps)) {
+        if (typeof step !== 'object' || step === null || Array.isArray(step)) continue;
+        const keys = Object.keys(step);
+        const spelledOut =
+          typeof own(step, 'tool') === 'string' && keys.every((key) => key === 'tool' || key === 'arguments');
+        // `{"<tool>": arguments}`: the one key is the tool's name.
+        const written = spelledOut
+          ? own(step, 'arguments')
+          : keys.length === 1
+            ? own(step, keys[0] ?? '')
+            : undefined;
+        entries.push([id, written]);
+      }
     }
-    for (const [id, stepArguments] of entries) {
+    for (const [id, written] of entries) {
       result.set(
         id,
-        [...referencedSteps(stepArguments)].filter((dependency) => dependency !== id),
+        [...referencedSteps(fromJsonText(written), short)].filter((dependency) => dependency !== id),
       );
     }
     return result;
