@@ -8,7 +8,7 @@ import type { LimitExceededProblem, PlanProblem } from './plan-problem.js';
 import { PlanValidationError } from './plan-validation-error.js';
 import { readJsonObjectText } from './read-json-text.js';
 import { STEP_ID_PATTERN } from './reference.js';
-import { expandArgumentReferences } from './short-reference.js';
+import { expandArgumentReferences, findEscapedReferenceMarker } from './short-reference.js';
 
 /** Options of {@link parsePlan}. */
 export interface ParsePlanOptions {
@@ -422,6 +422,18 @@ export function readMapStep(
     tool = undefined;
   }
   const args = tool === undefined ? undefined : parseArguments(written, id, argumentsPath, limits, problems);
+  const marker = args === undefined ? undefined : findEscapedReferenceMarker(args.value);
+  if (marker !== undefined) {
+    problems.push({
+      code: 'invalid_reference',
+      stepId: id,
+      path: argumentsPath,
+      reference: marker,
+      message:
+        `${label} writes ${JSON.stringify(marker)}: "$$" is a literal "$", but the text "$ref:" always starts a ` +
+        'reference, so it cannot be written as text. Reword it (for example "ref: ..."), or write a reference as $id.',
+    });
+  }
   return {
     id: validId,
     label,

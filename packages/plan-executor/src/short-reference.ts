@@ -47,6 +47,44 @@ export function expandShortReferences(value: string): string {
 }
 
 /**
+ * The first `$$ref:` of a string of the steps-object form, as written (up to 40 characters), or undefined. `$$` is a
+ * literal `$` there, but a literal `$ref:` has no canonical form: every `$ref:` is a reference. So the text would
+ * turn into the reference it was escaped from, and the plan is refused instead (see `parsePlan`).
+ */
+export function escapedReferenceMarker(value: string): string | undefined {
+  let position = value.indexOf('$');
+  while (position !== -1) {
+    if (value.charCodeAt(position + 1) === 36 /* $ */) {
+      if (value.startsWith(REFERENCE_PREFIX.slice(1), position + 2))
+        return value.slice(position, position + 40);
+      position = value.indexOf('$', position + 2);
+      continue;
+    }
+    position = value.indexOf('$', position + 1);
+  }
+  return undefined;
+}
+
+/** The first string of `value` (walked like {@link expandArgumentReferences}) with an {@link escapedReferenceMarker}. */
+export function findEscapedReferenceMarker(value: unknown): string | undefined {
+  if (typeof value === 'string') return escapedReferenceMarker(value);
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const found = findEscapedReferenceMarker(item);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const key of Object.keys(value)) {
+      const found = findEscapedReferenceMarker((value as Record<string, unknown>)[key]);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
  * The arguments of a step written in the steps-object form, with every string value rewritten by
  * {@link expandShortReferences} (keys are never references). Containers are copied only along the way to a string
  * that changes; the depth was bounded by the plan limits before this walk.

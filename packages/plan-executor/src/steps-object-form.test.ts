@@ -143,6 +143,23 @@ describe('the steps-object form: {"steps": {"<id>": {"<tool>": {<arguments>}}}}'
     expect(validatePlan({ steps: { m: { echo: { value: 'costs $$5' } } } }, { tools }).ok).toBe(true);
   });
 
+  it('refuses $$ref: (a literal "$ref:" cannot be written), instead of reading it as the reference it escaped', () => {
+    for (const value of ['$$ref:a', 'costs $$ref:a.total', ['ok', { deep: 'x $$ref:a' }]]) {
+      const problems = problemsOf({ steps: { a: { echo: { value: 1 } }, b: { echo: { value } } } });
+      expect(problems).toEqual([
+        expect.objectContaining({ code: 'invalid_reference', stepId: 'b', path: 'steps.b.echo' }),
+      ]);
+      expect(problems[0]?.message).toContain('"$ref:" always starts a reference');
+      expect(String((problems[0] as { reference?: string }).reference)).toMatch(/^\$\$ref:a/);
+    }
+    // "$$$ref:a" is a literal "$" and then a reference; "$$ ref" and "$$5" stay text.
+    expect(
+      validatePlan({ steps: { a: { echo: { value: 1 } }, b: { echo: { value: '$$$ref:a' } } } }, { tools })
+        .ok,
+    ).toBe(true);
+    expect(validatePlan({ steps: { b: { echo: { value: 'costs $$ ref: $$5' } } } }, { tools }).ok).toBe(true);
+  });
+
   it('checks every other rule as the list form does: unknown tools, cycles, duplicate keys, limits', () => {
     const problems = problemsOf({
       steps: {
