@@ -193,6 +193,17 @@ describe('createAgUiHandler (web-standard Request / Response)', () => {
     expect(model.requests).toHaveLength(0);
   });
 
+  it('offers a front-end tool declared with an empty schema ({}) as one without arguments', async () => {
+    const { handler, model } = handlerFor([{ text: 'Pick one.' }]);
+    await eventsOf(
+      await handler(
+        post(runInput({ tools: [{ name: 'pick_color', description: 'Asks the user.', parameters: {} }] })),
+      ),
+    );
+    const offered = model.requests[0]?.tools?.find((tool) => tool.name === 'pick_color');
+    expect(offered?.inputSchema).toMatchObject({ type: 'object', properties: {} });
+  });
+
   it('refuses any resume without a stateSecret: a state the client wrote never runs', async () => {
     const ran: unknown[] = [];
     const pay = defineTool({

@@ -38,7 +38,11 @@ export function toFrontEndTools(declared: readonly AgUiTool[], serverTools: Tool
       });
     }
     seen.add(tool.name);
-    const parameters: unknown = tool.parameters ?? { type: 'object', properties: {} };
+    // No schema, or an empty one (`{}`, which some clients send for a tool without arguments): arguments are always
+    // an object, so it is offered as an object with no declared properties.
+    const parameters: unknown = isEmptySchema(tool.parameters)
+      ? { type: 'object', properties: {} }
+      : tool.parameters;
     try {
       return defineTool({
         name: tool.name,
@@ -58,6 +62,12 @@ export function toFrontEndTools(declared: readonly AgUiTool[], serverTools: Tool
       });
     }
   });
+}
+
+/** `undefined`, `null` or `{}`: a declaration that describes no arguments. */
+function isEmptySchema(parameters: unknown): boolean {
+  if (parameters === undefined || parameters === null) return true;
+  return typeof parameters === 'object' && !Array.isArray(parameters) && Object.keys(parameters).length === 0;
 }
 
 /** The code of a front-end tool's failure (a tool message with `error`), as the model reads it. */
