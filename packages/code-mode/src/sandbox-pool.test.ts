@@ -128,36 +128,6 @@ describe('sandboxes made ahead', () => {
     expect((smaller.value as unknown[]).slice(0, 4)).toEqual(['undefined', true, 'function', 'function']);
   });
 
-  it('keeps one worker for programs with time between them, and at most two back to back, each program in a fresh sandbox', async () => {
-    await closeCodeSandboxes();
-    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    // Time between programs: the worker makes each next sandbox ahead, and no second one is started.
-    for (let index = 0; index < 3; index++) {
-      expect((await runCode(`return ${index};`, { tools: [] })).value).toBe(index);
-      await pause(150);
-    }
-    expect(sandboxWorkerCount()).toBe(1);
-    // Back to back, a program may find its worker still making a sandbox and start a spare (how often is the
-    // machine's timing; the bench measures what it saves): never a third, and never a sandbox used twice.
-    const values = [];
-    for (let index = 0; index < 20; index++)
-      values.push((await runCode('globalThis.n = (globalThis.n ?? 0) + 1; return n;', { tools: [] })).value);
-    expect(values).toEqual(Array(20).fill(1));
-    expect(sandboxWorkerCount()).toBeGreaterThanOrEqual(1);
-    expect(sandboxWorkerCount()).toBeLessThanOrEqual(2);
-    await closeCodeSandboxes();
-    expect(sandboxWorkerCount()).toBe(0);
-  });
-
-  it('keeps to one worker back to back when maxWorkers is 1', async () => {
-    await closeCodeSandboxes();
-    configureCodeSandboxes({ maxWorkers: 1 });
-    for (let index = 0; index < 5; index++)
-      expect((await runCode(`return ${index};`, { tools: [] })).value).toBe(index);
-    expect(sandboxWorkerCount()).toBe(1);
-    await closeCodeSandboxes();
-  });
-
   it('never leaves a prewarmed worker behind closeCodeSandboxes, even one still starting', async () => {
     await closeCodeSandboxes();
     expect(sandboxWorkerCount()).toBe(0);

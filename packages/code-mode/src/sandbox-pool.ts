@@ -92,10 +92,6 @@ interface PooledWorker {
   readonly postResult: (message: CallResultMessage) => void;
   listener: SandboxListener | undefined;
   exited: boolean;
-  /** Its next sandbox is made (it said so since it last took a program). */
-  ready: boolean;
-  /** It was ready once: it has booted, so a wait for its sandbox is the previous program's aftermath. */
-  booted: boolean;
 }
 
 const idle: PooledWorker[] = [];
@@ -166,20 +162,8 @@ function spawn(): PooledWorker {
     Atomics.add(posted, 0, 1);
     Atomics.notify(posted, 0);
   };
-  const pooled: PooledWorker = {
-    worker,
-    postResult,
-    listener: undefined,
-    exited: false,
-    ready: false,
-    booted: false,
-  };
+  const pooled: PooledWorker = { worker, postResult, listener: undefined, exited: false };
   worker.on('message', (message: WorkerMessage) => {
-    if (message.type === 'ready') {
-      pooled.ready = true;
-      pooled.booted = true;
-      return;
-    }
     const listener = pooled.listener;
     if (listener === undefined) return;
     if (message.type === 'call') listener.onCall(message);
@@ -204,28 +188,6 @@ function spawn(): PooledWorker {
 }
 
 /**
- * The idle worker a program should run on: one whose sandbox is made, else the one released last (its sandbox is
- * being made; about a millisecond and a half). When that one had booted, programs are coming back to back, faster
- * than one worker makes their sandboxes: a second idle worker is started for the next program (within
- * `maxWorkers`), and from then on each worker makes its next sandbox while the other runs a program.
- */
-function takeIdleWorker(): PooledWorker | undefined {
-  for (let index = idle.length - 1; index >= 0; index--)
-    if (idle[index]?.exited === true) idle.splice(index, 1);
-  let index = idle.findLastIndex((pooled) => pooled.ready);
-  if (index < 0) index = idle.length - 1;
-  const [pooled] = index < 0 ? [] : idle.splice(index, 1);
-  if (pooled === undefined) return undefined;
-  if (!pooled.ready && pooled.booted && idle.length === 0 && busy.size + 1 < maxWorkers) {
-    const spare = spawn();
-    spare.worker.unref();
-    idle.push(spare);
-  }
-  pooled.ready = false;
-  return pooled;
-}
-
-/**
  * Starts a program in a warm worker (or a new one), or queues it while `maxWorkers` programs run: the session works
  * at once either way (ending a queued program takes it off the queue). The worker is referenced while the program
  * runs, so the process waits for it, and unreferenced while idle, so a warm worker never keeps a process alive.
@@ -234,7 +196,9 @@ export function startSandbox(run: RunMessage, listener: SandboxListener): Sandbo
   let current: PooledWorker | undefined;
   let released = false;
   const begin = (): void => {
-    const pooled = takeIdleWorker() ?? spawn();
+    let pooled = idle.pop();
+    while (pooled?.exited === true) pooled = idle.pop();
+    pooled ??= spawn();
     current = pooled;
     pooled.listener = listener;
     busy.add(pooled);

@@ -100,10 +100,5 @@ export interface DoneMessage {
   readonly cpuMs: number;
 }
 
-/** The worker made its next program's sandbox ahead: a program sent now starts without waiting for one. */
-export interface ReadyMessage {
-  readonly type: 'ready';
-}
-
 /** The worker's messages. */
-export type WorkerMessage = CallMessage | DoneMessage | ReadyMessage;
+export type WorkerMessage = CallMessage | DoneMessage;

@@ -160,16 +160,9 @@ export function sandboxWorkerMain(
     return ready;
   };
   const prepareNext = (pages: number): void => {
-    const next = { pages, sandbox: prepare(pages) };
-    prepared = next;
-    next.sandbox.then(
-      // The host picks a worker that says so for the next program (see the pool's `begin`).
-      () => {
-        if (prepared === next) send({ type: 'ready' });
-      },
-      // A failure shows when the sandbox is taken; nothing to report while idle.
-      () => {},
-    );
+    prepared = { pages, sandbox: prepare(pages) };
+    // A failure shows when the sandbox is taken; nothing to report while idle.
+    prepared.sandbox.catch(() => {});
   };
 
   const send = (message: WorkerMessage): void => port.postMessage(message);
