@@ -337,12 +337,12 @@ table(
       verdict(paused.median <= 2),
     ],
     [
-      'code mode: a later program ≤ 2 ms, back to back (its sandbox still being made)',
+      'code mode: a later program ≤ 2 ms, back to back (the next program starts as the last one ends)',
       `${fixed(later.median, 3)} ms`,
       verdict(later.median <= 2),
     ],
     [
-      'code mode: a call from code ≤ 50 µs over executeAction alone (awaited one by one)',
+      `code mode: a call from code ≤ 50 µs over executeAction alone (awaited one by one; floor: a message to the host and an Atomics wake back, ${fixed(figure('wakeRoundTripUs', 1).median, 1)} µs)`,
       `${fixed(sequential.median, 1)} µs`,
       verdict(sequential.median <= 50),
     ],

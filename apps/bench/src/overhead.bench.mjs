@@ -21,8 +21,10 @@ import { DESCRIPTION, FINAL, inputSchema, runOrg } from './org-loop.mjs';
 import { fixed, median, table, verdict } from './report.mjs';
 
 const quick = process.argv.includes('--quick');
-/** Fresh processes per race and size (see measureInProcesses). */
-const PROCESSES = quick ? 1 : 3;
+/** Fresh processes per race and size with every contender, for the tables (see measureInProcesses). */
+const PROCESSES = quick ? 1 : 2;
+/** Fresh processes per race and size with ours and the rival only, for the judged ratio (see measurePair). */
+const PAIR_PROCESSES = quick ? 1 : 7;
 const childTask = process.argv.find((argument) => argument.startsWith('--child='))?.slice('--child='.length);
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -364,6 +366,45 @@ async function measure(contenders, steps, repeat, rounds, warmups, knownFar) {
   return { samples, paired, far };
 }
 
+/** `count` fresh measuring processes of one task, one after the other: each one's raw rounds. */
+function runChildren(count, task) {
+  const perProcess = [];
+  for (let child = 0; child < count; child++) {
+    const result = spawnSync(
+      process.execPath,
+      [fileURLToPath(import.meta.url), `--child=${JSON.stringify(task)}`, ...(quick ? ['--quick'] : [])],
+      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    );
+    if (result.status !== 0)
+      throw new Error(
+        `a measuring process failed (${result.status ?? result.signal}): ${result.stderr.slice(-2000)}`,
+      );
+    perProcess.push(JSON.parse(result.stdout.trim().split('\n').at(-1)));
+  }
+  return perProcess;
+}
+
+/**
+ * The judged ratio: ours against one rival in `PAIR_PROCESSES` fresh processes that run nothing else (warm-up and
+ * rounds of the two only), the median of the processes' paired medians with their min – max. In the processes of
+ * every contender, code the frameworks share (zod, the web-stream classes) is compiled for whichever ran first, and
+ * the rival's own CPU per step moved from 55 to 81 µs between two full runs of the same code: the judged figure now
+ * depends on nothing but the pair, and on more processes.
+ */
+function measurePair(raceIndex, sizeIndex, rival) {
+  const perProcess = runChildren(PAIR_PROCESSES, { race: raceIndex, size: sizeIndex, only: [0, rival] });
+  const pairedMedians = perProcess.map((one) => median(one.paired[1]));
+  return {
+    ours: median(perProcess.map((one) => median(one.samples[0]))),
+    it: median(perProcess.map((one) => median(one.samples[1]))),
+    paired: {
+      median: median(pairedMedians),
+      low: Math.min(...pairedMedians),
+      high: Math.max(...pairedMedians),
+    },
+  };
+}
+
 /**
  * One race at one size, measured in `PROCESSES` fresh Node processes one after the other, combined: a contender's
  * µs are the median of its per-process medians, and ours / it is the median of the per-process paired medians,
@@ -373,23 +414,7 @@ async function measure(contenders, steps, repeat, rounds, warmups, knownFar) {
  * reproduce within ±5%.
  */
 function measureInProcesses(raceIndex, sizeIndex, knownFar) {
-  const perProcess = [];
-  for (let child = 0; child < PROCESSES; child++) {
-    const task = JSON.stringify({ race: raceIndex, size: sizeIndex, knownFar });
-    const result = spawnSync(
-      process.execPath,
-      [fileURLToPath(import.meta.url), `--child=${task}`, ...(quick ? ['--quick'] : [])],
-      {
-        encoding: 'utf8',
-        maxBuffer: 64 * 1024 * 1024,
-      },
-    );
-    if (result.status !== 0)
-      throw new Error(
-        `a measuring process failed (${result.status ?? result.signal}): ${result.stderr.slice(-2000)}`,
-      );
-    perProcess.push(JSON.parse(result.stdout.trim().split('\n').at(-1)));
-  }
+  const perProcess = runChildren(PROCESSES, { race: raceIndex, size: sizeIndex, knownFar });
   const contenders = RACES[raceIndex].contenders;
   const measured = contenders.map((_, index) => {
     const medians = perProcess.map((one) => median(one.samples[index]));
@@ -442,10 +467,11 @@ const RACES = [
 
 // A measuring process (measureInProcesses): one race at one size, its raw rounds as one JSON line, nothing else.
 if (childTask !== undefined) {
-  const { race, size, knownFar } = JSON.parse(childTask);
+  const { race, size, knownFar, only } = JSON.parse(childTask);
   const { steps, repeat, rounds, warmups } = sizes[size];
+  const contenders = RACES[race].contenders;
   const measurement = await measure(
-    RACES[race].contenders,
+    only === undefined ? contenders : only.map((index) => contenders[index]),
     steps,
     repeat,
     rounds,
@@ -481,7 +507,14 @@ for (const [raceIndex, race] of RACES.entries()) {
     const measurement = measureInProcesses(raceIndex, sizeIndex, far);
     const measured = measurement.measured;
     far = measurement.far;
-    results.push({ race, size, measured });
+    // The rival the target is judged against: the fastest other by median µs in the processes of every contender.
+    const rival =
+      1 +
+      measured
+        .slice(1)
+        .reduce((best, value, index, all) => (value.median < all[best].median ? index : best), 0);
+    const pair = measurePair(raceIndex, sizeIndex, rival);
+    results.push({ race, size, measured, rival, pair });
     console.log(
       `### ${size.steps}-step conversations, ${race.name} (${size.repeat} per sample, ${size.rounds} rounds in each of ${PROCESSES} fresh process${PROCESSES === 1 ? '' : 'es'}, up to ${size.warmups} warm-up runs or ${WARMUP_CPU_MICROS / 1e6} s of CPU each per process; history grows to ${2 * size.steps + 2} messages)\n`,
     );
@@ -511,21 +544,15 @@ for (const [raceIndex, race] of RACES.entries()) {
 
 console.log('### Target: no slower than the fastest of them\n');
 console.log(
-  `Judged on the median, over ${PROCESSES} fresh process${PROCESSES === 1 ? '' : 'es'}, of each process's median paired ratio against the fastest other (by median µs); their min – max across the processes is beside it.\n`,
+  `Judged on ours against the fastest other (by median µs in the tables above) in ${PAIR_PROCESSES} more fresh process${PAIR_PROCESSES === 1 ? '' : 'es'}, each running the two of them only (warm-up and rounds alike): the median of those processes' paired medians, with their min – max beside it, and each side's CPU µs per step (median of the processes).\n`,
 );
 table(
-  ['target', 'ours / fastest (min – max across the processes)', 'result'],
-  results.map(({ race, size, measured }) => {
-    const others = measured
-      .slice(1)
-      .map((value, index) => ({ name: race.contenders[index + 1][0], ...value }));
-    const fastest = others.sort((left, right) => left.median - right.median)[0];
-    return [
-      `loop CPU per step no slower than the fastest other, ${size.steps}-step conversations, ${race === RACES[0] ? 'read whole' : 'streamed'} (fastest: ${fastest.name})`,
-      pairedText(fastest.paired),
-      verdict(fastest.paired.median <= 1),
-    ];
-  }),
+  ['target', 'ours / fastest (min – max across the pair processes); CPU µs per step, ours / it', 'result'],
+  results.map(({ race, size, rival, pair }) => [
+    `loop CPU per step no slower than the fastest other, ${size.steps}-step conversations, ${race === RACES[0] ? 'read whole' : 'streamed'} (fastest: ${race.contenders[rival][0]})`,
+    `${pairedText(pair.paired)}; ${fixed(pair.ours, 1)} / ${fixed(pair.it, 1)} µs`,
+    verdict(pair.paired.median <= 1),
+  ]),
 );
 
 // Where our loop's time goes: a CPU profile of 12 runs of the 1000-step conversation in a child process.

@@ -462,7 +462,7 @@ if (wanted('makespan')) {
   console.log('delay only. Targets: exactly 1.0000 on the virtual clock, ≤ 1.02 (+5 ms) on real timers.\n');
 }
 
-const TARGET_PROCESSES = quick ? 1 : 5;
+const TARGET_PROCESSES = quick ? 1 : 9;
 if (wanted('overhead')) {
   console.log(
     `## Per-step overhead with no-op tools (CPU µs per step, process.cpuUsage: contenders interleaved block by block, ${quick ? 5 : 15} rounds, each set in a fresh process; ratio: median of the per-round ratios; the target's ratio: the median of ${TARGET_PROCESSES} fresh processes, min – max across them beside it)\n`,
