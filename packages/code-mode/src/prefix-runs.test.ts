@@ -6,7 +6,9 @@ import {
   CodeModeOptionsError,
   type CodeResult,
   closeCodeSandboxes,
+  configureCodeSandboxes,
   createCodeModeTool,
+  runCode,
 } from './index.js';
 import { sandboxWorkerCount } from './sandbox-pool.js';
 
@@ -191,6 +193,38 @@ describe('speculative prefix runs of a streamed program', () => {
     expect(result?.calls.map((call) => call.early === true)).toEqual([true, false]);
     for (const maxPrefixRuns of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])
       expect(() => createCodeModeTool({ tools: [], maxPrefixRuns })).toThrow(CodeModeOptionsError);
+  });
+
+  it('starts no prefix run while every sandbox worker is busy: a program that will really run never waits for one', async () => {
+    configureCodeSandboxes({ maxWorkers: 1 });
+    let release: (() => void) | undefined;
+    const gate = defineTool({
+      name: 'gate',
+      description: 'Waits until released.',
+      input: z.object({}),
+      execute: () => new Promise<string>((resolve) => (release = () => resolve('open'))),
+    });
+    try {
+      // Another program holds the only worker (it is inside its call).
+      const busy = runCode('return await gate({});', { tools: [gate] });
+      await waitFor(() => release !== undefined);
+      const { hops, stream, complete } = harness();
+      const code = "const a = await hop({ key: 'x' });\nconst b = await hop({ key: a.next });\nreturn b;";
+      const execution = await stream('call_busy', code, () => hops.some((call) => call.ended));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(hops.map((call) => call.key)).toEqual(['x']);
+      release?.();
+      expect((await busy).value).toBe('open');
+      // The worker is free now, but no statement closed since: no speculation waited in the queue for it.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(hops.map((call) => call.key)).toEqual(['x']);
+      const { result } = await complete(execution, 'call_busy', code);
+      expect(result?.value).toEqual({ next: 'x>>' });
+      expect(result?.calls.map((call) => call.early === true)).toEqual([true, false]);
+    } finally {
+      release?.();
+      configureCodeSandboxes({});
+    }
   });
 
   it('ends every prefix run and early call when the code call is aborted, and leaves no worker running', async () => {
