@@ -4,45 +4,11 @@ type Open = '(' | '[' | '{' | '${';
 type State = 'code' | 'line-comment' | 'block-comment' | 'single' | 'double' | 'template' | 'regex';
 
 /** After these characters a `/` starts a regular expression, not a division. */
-const BEFORE_REGEX = new Set([
-  '',
-  '(',
-  ',',
-  '=',
-  ':',
-  '[',
-  '!',
-  '&',
-  '|',
-  '?',
-  '{',
-  '}',
-  ';',
-  '+',
-  '-',
-  '*',
-  '%',
-  '<',
-  '>',
-  '~',
-  '^',
-]);
+const BEFORE_REGEX = new Set(['', ...'(,=:[!&|?{};+-*%<>~^']);
 /** After these words too (`return /x/.test(s)`). */
-const KEYWORDS_BEFORE_REGEX = new Set([
-  'return',
-  'typeof',
-  'case',
-  'do',
-  'else',
-  'in',
-  'of',
-  'new',
-  'delete',
-  'void',
-  'throw',
-  'await',
-  'yield',
-]);
+const KEYWORDS_BEFORE_REGEX = new Set(
+  'return typeof case do else in of new delete void throw await yield'.split(' '),
+);
 /** A line ending in one of these continues on the next line (`a +`, `x =`, `f(a,`). */
 const CONTINUES_AFTER = /[=+\-*/%&|^<>,.?:!~]$/;
 /** A line starting with one of these continues the line before (`.then(...)`, `+ b`, `? x : y`). */
