@@ -160,7 +160,34 @@ export function maxConcurrencyOption(value: number | undefined): number {
  * );
  * result.value; // 42.5
  */
-export async function runCode(source: string, options: RunCodeOptions): Promise<CodeResult> {
+export function runCode(source: string, options: RunCodeOptions): Promise<CodeResult> {
+  return runProgram(source, options, undefined);
+}
+
+/**
+ * Where a prefix run's calls go instead of running (see `PrefixRuns`): the call as the program passed it (before
+ * validation, as the final program's calls are matched to early ones), and the prefix run's signal. Never throws.
+ */
+export type SpeculativeCall = (action: Action, signal: AbortSignal) => Promise<ToolObservation>;
+
+/**
+ * Runs a program prefix speculatively, in a fresh sandbox with the given limits: every call goes to `speculate`
+ * (nothing is validated, approved or run here) and no event is reported. `PrefixRuns` discards the result.
+ * Time and randomness are the defaults, never the caller's `effects` (a durable run's journal is not for guesses).
+ */
+export function runSpeculativePrefix(
+  source: string,
+  options: Pick<RunCodeOptions, 'tools' | 'limits' | 'maxConcurrency' | 'signal'>,
+  speculate: SpeculativeCall,
+): Promise<CodeResult> {
+  return runProgram(source, { ...options, actionIdPrefix: 'prefix/' }, speculate);
+}
+
+async function runProgram(
+  source: string,
+  options: RunCodeOptions,
+  speculate: SpeculativeCall | undefined,
+): Promise<CodeResult> {
   const registry = toolsOption(options.tools);
   const limits = resolveCodeLimits(options.limits);
   const maxConcurrency = maxConcurrencyOption(options.maxConcurrency);
@@ -186,13 +213,19 @@ export async function runCode(source: string, options: RunCodeOptions): Promise<
     const unusedEarlyCalls = (await options.earlyCalls?.drain()) ?? [];
     return failed(stripped.error, [], [], 0, startedAt, unusedEarlyCalls);
   }
+  // Aborted while the types were stripped (a superseded prefix run, mostly): no worker is taken only to be ended.
+  if (options.signal?.aborted === true) {
+    const unusedEarlyCalls = (await options.earlyCalls?.drain()) ?? [];
+    const reason = abortReasonOf(options.signal.reason) ?? 'the caller aborted';
+    return failed(new CodeAbortedError({ reason }), [], [], 0, startedAt, unusedEarlyCalls);
+  }
   const now = await (options.effects?.now?.() ?? Date.now());
   const randomSeed = await (options.effects?.randomSeed?.() ?? randomInt(0, 2 ** 32));
   // The application's listener is isolated: a throw in it must never cost a call its settlement, nor the host its
   // process (the refusals are told from the worker's message handler, where a throw is uncaught).
   const isolated: RunCodeOptions =
     options.onEvent === undefined ? options : { ...options, onEvent: combineListeners(options.onEvent) };
-  const run = new CodeRun(registry, limits, maxConcurrency, isolated);
+  const run = new CodeRun(registry, limits, maxConcurrency, isolated, speculate);
   return run.start(stripped.javascript, functionsOf(registry), now, randomSeed, startedAt);
 }
 
@@ -232,6 +265,7 @@ class CodeRun {
     private readonly limits: CodeLimits,
     private readonly maxConcurrency: number,
     private readonly options: RunCodeOptions,
+    private readonly speculate: SpeculativeCall | undefined,
   ) {}
 
   start(
@@ -306,6 +340,8 @@ class CodeRun {
           },
         },
       );
+      // A prefix run took the warm worker: the next run (the final program, or the next prefix) finds another one.
+      if (this.speculate !== undefined) warmSandboxForProgram();
       timer = setTimeout(() => {
         void end(new CodeLimitError({ limit: 'wallTimeMs', maximum: this.limits.wallTimeMs }), true);
       }, this.limits.wallTimeMs);
@@ -448,6 +484,8 @@ class CodeRun {
 
   /** One call: an early start of the same call taken over, or the call run now. */
   private async runCall(action: Action): Promise<{ observation: ToolObservation; early: boolean }> {
+    if (this.speculate !== undefined)
+      return { observation: await this.speculate(action, this.controller.signal), early: true };
     const early = this.options.earlyCalls?.take(action.toolName, action.args);
     if (early !== undefined) return { observation: await early, early: true };
     return { observation: await this.runOwnCall(action), early: false };

@@ -317,7 +317,15 @@ function startIdleWorker(): void {
  * model still writing it).
  */
 export function warmSandboxForProgram(): void {
-  if (waiting.length === 0 && busy.size < maxWorkers) startIdleWorker();
+  if (sandboxHasRoom()) startIdleWorker();
+}
+
+/**
+ * Whether a program started now would get a worker at once (under `maxWorkers`, nobody waiting). Speculative prefix
+ * runs start only then: they must never make a program that will really run wait for a worker.
+ */
+export function sandboxHasRoom(): boolean {
+  return waiting.length === 0 && busy.size < maxWorkers;
 }
 
 /** Workers of the pool alive now, idle and running: for tests that check nothing is left behind. */
