@@ -10,7 +10,7 @@ import {
   createCodeModeTool,
   runCode,
 } from './index.js';
-import { sandboxWorkerCount } from './sandbox-pool.js';
+import { busySandboxWorkerCount, sandboxWorkerCount, sandboxWorkersStarted } from './sandbox-pool.js';
 
 afterAll(() => closeCodeSandboxes());
 
@@ -151,18 +151,24 @@ describe('speculative prefix runs of a streamed program', () => {
   it('aborts and reports a speculative call the final program does not make', async () => {
     // The speculative call would take a minute: it is still running when the program ends.
     const { hops, stream, complete } = harness({ hopMs: (index) => (index === 0 ? 60_000 : 5) });
-    // The prefix run reads its own clock: the final program's `Date.now()` is later, so its call differs.
-    const code = 'const t = Date.now();\nconst r = await hop({ key: String(t) });\nreturn r.next.length > 0;';
+    // The prefix run draws its own random numbers (each run has its own seed), so the final program's call differs.
+    const code =
+      'const t = Math.random();\nconst r = await hop({ key: String(t) });\nreturn r.next.length > 0;';
     const execution = await stream('call_branch', code, () => hops.length > 0);
     await new Promise((resolve) => setTimeout(resolve, 5));
     const { result } = await complete(execution, 'call_branch', code);
     expect(result?.value).toBe(true);
     expect(result?.calls.map((call) => call.early === true)).toEqual([false]);
-    const [unused] = result?.unusedEarlyCalls ?? [];
-    expect(unused?.action.args).toEqual({ key: hops[0]?.key });
-    expect(unused?.observation.status).toBe('aborted');
+    // Each prefix run after the second statement made its own call (its own seed): none is the program's.
+    const speculative = hops.filter((call) => call.whileStreaming);
+    expect(speculative.length).toBeGreaterThan(0);
+    expect(hops.at(-1)?.whileStreaming).toBe(false);
+    expect(result?.unusedEarlyCalls.map((unused) => unused.action.args)).toEqual(
+      speculative.map((call) => ({ key: call.key })),
+    );
+    // The first one (a minute long) was still running when the program ended.
+    expect(result?.unusedEarlyCalls[0]?.observation.status).toBe('aborted');
     expect(hops[0]?.aborted).toBe(true);
-    expect(hops.map((call) => call.whileStreaming)).toEqual([true, false]);
   });
 
   it('starts at most maxPrefixRuns prefix runs', async () => {
@@ -227,6 +233,29 @@ describe('speculative prefix runs of a streamed program', () => {
     }
   });
 
+  it('starts no worker for a superseded prefix run: the worker drops the program and runs the next one', async () => {
+    const { hops, stream, complete } = harness({ hopMs: () => 40 });
+    const code = [
+      "const a = await hop({ key: 'x' });",
+      'const b = await hop({ key: a.next });',
+      'const c = await hop({ key: b.next });',
+      'const d = await hop({ key: c.next });',
+      'const e = await hop({ key: d.next });',
+      'return e;',
+    ].join('\n');
+    // Warm: the workers a streamed program uses (its prefix runs' and its own) are there before it.
+    await complete(await stream('call_warm', code, () => true), 'call_warm', code);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const startedBefore = sandboxWorkersStarted();
+    hops.length = 0;
+    // Each statement closes while the prefix run before it waits for a 40 ms call: five runs, four superseded.
+    const execution = await stream('call_reuse', code, () => hops.some((call) => call.key === 'x>>>>'));
+    const { result } = await complete(execution, 'call_reuse', code);
+    expect(result?.value).toEqual({ next: 'x>>>>>' });
+    expect(result?.calls.map((call) => call.early === true)).toEqual([true, true, true, true, true]);
+    expect(sandboxWorkersStarted() - startedBefore).toBe(0);
+  });
+
   it('ends every prefix run and early call when the code call is aborted, and leaves no worker running', async () => {
     const { hops, stream } = harness({ hopMs: () => 60_000 });
     const code = "const a = await hop({ key: 'x' });\nconst b = await hop({ key: 'y' + a.next });\nreturn b;";
@@ -236,6 +265,8 @@ describe('speculative prefix runs of a streamed program', () => {
     expect(observation.status).toBe('aborted');
     await waitFor(() => hops.every((call) => call.aborted));
     expect(hops.map((call) => call.key)).toEqual(['x']);
+    // The prefix run's worker drops its program and goes back to the pool (it is not terminated).
+    await waitFor(() => busySandboxWorkerCount() === 0);
     await closeCodeSandboxes();
     expect(sandboxWorkerCount()).toBe(0);
   });

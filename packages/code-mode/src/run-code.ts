@@ -106,6 +106,13 @@ export interface RunCodeOptions {
 
 const DEFAULT_MAX_CONCURRENCY = 8;
 
+/**
+ * How long an aborted program's worker has to say the program ended before it is terminated: a program waiting for
+ * calls answers within a millisecond; one computing (or stuck inside one built-in) does not, and its worker is ended
+ * as before.
+ */
+const CANCEL_GRACE_MS = 100;
+
 const declarationsCache = new WeakMap<
   ToolRegistry,
   { readonly names: string; readonly functions: readonly ProgramFunction[] }
@@ -282,12 +289,17 @@ class CodeRun {
       const onAbort = (): void => {
         void end(
           new CodeAbortedError({ reason: abortReasonOf(signal?.reason) ?? 'the caller aborted' }),
-          true,
+          'cancel',
         );
       };
+      /**
+       * How the worker is let go: `release` (the program ended), `cancel` (aborted: most often it only waits for
+       * calls, so its worker is kept; see `SandboxSession.cancel`) or `terminate` (past its wall time: it may be stuck
+       * inside one built-in).
+       */
       const end = async (
         outcome: CodeModeError | { value: JsonValue | undefined },
-        terminate: boolean,
+        worker: 'release' | 'cancel' | 'terminate',
         consoleEntries: readonly ConsoleEntry[] = [],
         cpuMs = 0,
       ): Promise<void> => {
@@ -295,7 +307,9 @@ class CodeRun {
         this.ended = true;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        if (terminate) await session.terminate();
+        if (worker === 'terminate') await session.terminate();
+        // The worker comes back to the pool on its own: the aborted run's result does not wait for it.
+        else if (worker === 'cancel') void session.cancel(CANCEL_GRACE_MS);
         else session.release();
         // Calls still running when the program ended are stopped; their observations (aborted) are still reported.
         // Calls still waiting for a slot are refused without running: the signal is aborted before they are let go.
@@ -333,17 +347,17 @@ class CodeRun {
         {
           onCall: (message) => this.onCall(message, session.post),
           onDone: (message) => {
-            void end(this.outcomeOf(message), false, message.console, message.cpuMs);
+            void end(this.outcomeOf(message), 'release', message.console, message.cpuMs);
           },
           onCrash: (reason) => {
-            void end(new CodeSandboxError({ reason }), false);
+            void end(new CodeSandboxError({ reason }), 'release');
           },
         },
       );
       // A prefix run took the warm worker: the next run (the final program, or the next prefix) finds another one.
       if (this.speculate !== undefined) warmSandboxForProgram();
       timer = setTimeout(() => {
-        void end(new CodeLimitError({ limit: 'wallTimeMs', maximum: this.limits.wallTimeMs }), true);
+        void end(new CodeLimitError({ limit: 'wallTimeMs', maximum: this.limits.wallTimeMs }), 'terminate');
       }, this.limits.wallTimeMs);
       if (signal?.aborted === true) onAbort();
       else signal?.addEventListener('abort', onAbort, { once: true });
@@ -390,6 +404,9 @@ class CodeRun {
         return new CodeReturnValueError({ reason: outcome.reason });
       case 'crashed':
         return new CodeSandboxError({ reason: outcome.reason });
+      case 'cancelled':
+        // Only after an abort, which ended the run first; kept for a complete reading.
+        return new CodeAbortedError({ reason: 'the host cancelled the program' });
     }
   }
 

@@ -8,6 +8,7 @@ import { CodeModeOptionsError } from './errors.js';
 import type {
   CallMessage,
   CallResultMessage,
+  CancelMessage,
   DoneMessage,
   ModuleMessage,
   RunMessage,
@@ -34,6 +35,15 @@ export interface SandboxSession {
    * where QuickJS's interrupt handler never runs. The pool starts a fresh worker for the next program.
    */
   terminate(): Promise<void>;
+  /**
+   * Ends the program but keeps its worker: the worker is asked to drop the program (and its module) and make the next
+   * sandbox, and goes back to the pool once it says the program ended. A program waiting for calls answers at once;
+   * one that does not answer within `graceMs` (computing, or stuck inside one built-in) has its worker terminated
+   * (a worker still booting has its boot's time: it never starts the program). Until then the worker stays busy,
+   * and a program that finds no idle worker waits for it rather than starting a new one. Resolves once the worker
+   * is back in the pool or ended.
+   */
+  cancel(graceMs: number): Promise<void>;
   /** Returns a worker whose program ended to the pool. */
   release(): void;
 }
@@ -82,14 +92,17 @@ function compiledQuickJS(): object {
   return compiled;
 }
 
+/** How long a cancelled program's worker that is still booting has to answer before it is terminated. */
+const BOOT_GRACE_MS = 2000;
+
 /** Idle workers kept warm (each holds one prepared QuickJS module). */
 const MAX_IDLE_WORKERS = 2;
 
 /** A worker and who listens to it now. */
 interface PooledWorker {
   readonly worker: Worker;
-  /** Posts a call's result on the result channel and wakes the worker if it waits for one. */
-  readonly postResult: (message: CallResultMessage) => void;
+  /** Posts a call's result (or a cancellation) on the result channel and wakes the worker if it waits for one. */
+  readonly postResult: (message: CallResultMessage | CancelMessage) => void;
   listener: SandboxListener | undefined;
   exited: boolean;
   /** Its next sandbox is made (it said so since it last took a program). */
@@ -100,6 +113,12 @@ interface PooledWorker {
 
 const idle: PooledWorker[] = [];
 const busy = new Set<PooledWorker>();
+/** Workers whose program was cancelled and that have not answered yet: idle again in a moment, most often. */
+let cancelling = 0;
+/** Of those, the ones that had booted: each answers within a millisecond or two, far sooner than a new worker starts. */
+let cancellingBooted = 0;
+/** Programs waiting for such a worker to come back instead of starting a new one; each starts itself when let go. */
+const awaitingReturn: (() => void)[] = [];
 /** Programs waiting for a worker, first come first served; each starts itself when let go. */
 const waiting: (() => void)[] = [];
 
@@ -137,7 +156,11 @@ function admitWaiting(): void {
   while (waiting.length > 0 && busy.size < maxWorkers) waiting.shift()?.();
 }
 
+/** Workers started in this process, for tests that check a path starts none. */
+let workersStarted = 0;
+
 function spawn(): PooledWorker {
+  workersStarted += 1;
   const channel = new MessageChannel();
   const posted = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
   const workerData: WorkerStartData = { results: { port: channel.port2, posted } };
@@ -160,7 +183,7 @@ function spawn(): PooledWorker {
   }
   Atomics.add(posted, 0, 1);
   Atomics.notify(posted, 0);
-  const postResult = (message: CallResultMessage): void => {
+  const postResult = (message: CallResultMessage | CancelMessage): void => {
     // The message is in the port's queue when postMessage returns: the worker reads it as soon as it wakes.
     channel.port1.postMessage(message);
     Atomics.add(posted, 0, 1);
@@ -175,9 +198,10 @@ function spawn(): PooledWorker {
     booted: false,
   };
   worker.on('message', (message: WorkerMessage) => {
+    // Any message says the thread is up (a program sent before its first sandbox was made gets no 'ready').
+    pooled.booted = true;
     if (message.type === 'ready') {
       pooled.ready = true;
-      pooled.booted = true;
       return;
     }
     const listener = pooled.listener;
@@ -216,7 +240,8 @@ function takeIdleWorker(): PooledWorker | undefined {
   if (index < 0) index = idle.length - 1;
   const [pooled] = index < 0 ? [] : idle.splice(index, 1);
   if (pooled === undefined) return undefined;
-  if (!pooled.ready && pooled.booted && idle.length === 0 && busy.size + 1 < maxWorkers) {
+  // Not while a cancelled worker is about to come back: that one is the next program's.
+  if (!pooled.ready && pooled.booted && idle.length === 0 && cancelling === 0 && busy.size + 1 < maxWorkers) {
     const spare = spawn();
     spare.worker.unref();
     idle.push(spare);
@@ -241,14 +266,19 @@ export function startSandbox(run: RunMessage, listener: SandboxListener): Sandbo
     pooled.worker.ref();
     pooled.worker.postMessage(run);
   };
-  if (waiting.length === 0 && busy.size < maxWorkers) begin();
-  else waiting.push(begin);
+  if (waiting.length > 0 || busy.size >= maxWorkers) waiting.push(begin);
+  // No idle worker, but a cancelled one is about to be (a superseded prefix run's): it takes that one.
+  else if (!idle.some((pooled) => !pooled.exited) && cancellingBooted > awaitingReturn.length)
+    awaitingReturn.push(begin);
+  else begin();
   /** Ends the session; true when it had a worker (a queued one only leaves the queue). */
   const leave = (): PooledWorker | undefined => {
     released = true;
     if (current === undefined) {
-      const index = waiting.indexOf(begin);
-      if (index >= 0) waiting.splice(index, 1);
+      for (const queue of [waiting, awaitingReturn]) {
+        const index = queue.indexOf(begin);
+        if (index >= 0) queue.splice(index, 1);
+      }
       return undefined;
     }
     current.listener = undefined;
@@ -268,6 +298,48 @@ export function startSandbox(run: RunMessage, listener: SandboxListener): Sandbo
       admitWaiting();
       await terminated;
     },
+    cancel: (graceMs) => {
+      const pooled = current;
+      if (released || pooled === undefined || pooled.exited) {
+        // Queued (it only leaves the queue), or already ended.
+        if (!released) leave();
+        admitWaiting();
+        return Promise.resolve();
+      }
+      released = true;
+      const booted = pooled.booted;
+      cancelling += 1;
+      if (booted) cancellingBooted += 1;
+      return new Promise<void>((resolve) => {
+        const settle = (kept: boolean): void => {
+          clearTimeout(timer);
+          cancelling -= 1;
+          if (booted) cancellingBooted -= 1;
+          busy.delete(pooled);
+          pooled.listener = undefined;
+          if (kept && !pooled.exited) keepOrEnd(pooled);
+          else if (!pooled.exited) {
+            pooled.exited = true;
+            void pooled.worker.terminate();
+          }
+          // The program waiting for this worker takes it (or, when it was ended, starts a new one).
+          awaitingReturn.shift()?.();
+          admitWaiting();
+          resolve();
+        };
+        // Until the worker answers it stays busy: no other program is sent to it before this one's outcome.
+        pooled.listener = {
+          onCall: () => {},
+          onDone: (message) => {
+            if (message.runId === run.runId) settle(true);
+          },
+          onCrash: () => settle(false),
+        };
+        // A worker still booting never starts the program (it reads the cancellation first): it has its boot's time.
+        const timer = setTimeout(() => settle(false), booted ? graceMs : BOOT_GRACE_MS);
+        pooled.postResult({ type: 'cancel', runId: run.runId });
+      });
+    },
     release: () => {
       if (released) return;
       const pooled = leave();
@@ -275,17 +347,21 @@ export function startSandbox(run: RunMessage, listener: SandboxListener): Sandbo
         admitWaiting();
         return;
       }
-      // Kept warm when the pool has room or a program is waiting for it.
-      if (idle.length < MAX_IDLE_WORKERS || waiting.length > 0) {
-        pooled.worker.unref();
-        idle.push(pooled);
-      } else {
-        pooled.exited = true;
-        void pooled.worker.terminate();
-      }
+      keepOrEnd(pooled);
       admitWaiting();
     },
   };
+}
+
+/** A worker whose program ended: kept warm when the pool has room or a program is waiting for it, else ended. */
+function keepOrEnd(pooled: PooledWorker): void {
+  if (idle.length < MAX_IDLE_WORKERS || waiting.length > 0) {
+    pooled.worker.unref();
+    idle.push(pooled);
+  } else {
+    pooled.exited = true;
+    void pooled.worker.terminate();
+  }
 }
 
 /**
@@ -303,9 +379,9 @@ export function prewarmCodeSandbox(): void {
   startIdleWorker();
 }
 
-/** Starts an idle worker unless one is there. */
+/** Starts an idle worker unless one is there, or one whose program was cancelled is about to be. */
 function startIdleWorker(): void {
-  if (idle.some((pooled) => !pooled.exited)) return;
+  if (cancelling > 0 || idle.some((pooled) => !pooled.exited)) return;
   const pooled = spawn();
   pooled.worker.unref();
   idle.push(pooled);
@@ -326,6 +402,16 @@ export function warmSandboxForProgram(): void {
  */
 export function sandboxHasRoom(): boolean {
   return waiting.length === 0 && busy.size < maxWorkers;
+}
+
+/** Workers the pool has started in this process: for tests that check a path reuses workers. */
+export function sandboxWorkersStarted(): number {
+  return workersStarted;
+}
+
+/** Workers running a program (or answering its cancellation) now: for tests that wait for the pool to settle. */
+export function busySandboxWorkerCount(): number {
+  return busy.size;
 }
 
 /** Workers of the pool alive now, idle and running: for tests that check nothing is left behind. */
