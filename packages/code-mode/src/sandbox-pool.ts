@@ -115,6 +115,8 @@ const idle: PooledWorker[] = [];
 const busy = new Set<PooledWorker>();
 /** Workers whose program was cancelled and that have not answered yet: idle again in a moment, most often. */
 let cancelling = 0;
+/** Their cancellations, each settled once its worker is back in the pool or ended. */
+const cancellations = new Set<Promise<void>>();
 /** Of those, the ones that had booted: each answers within a millisecond or two, far sooner than a new worker starts. */
 let cancellingBooted = 0;
 /** Programs waiting for such a worker to come back instead of starting a new one; each starts itself when let go. */
@@ -310,7 +312,7 @@ export function startSandbox(run: RunMessage, listener: SandboxListener): Sandbo
       const booted = pooled.booted;
       cancelling += 1;
       if (booted) cancellingBooted += 1;
-      return new Promise<void>((resolve) => {
+      const cancelled = new Promise<void>((resolve) => {
         const settle = (kept: boolean): void => {
           clearTimeout(timer);
           cancelling -= 1;
@@ -339,6 +341,9 @@ export function startSandbox(run: RunMessage, listener: SandboxListener): Sandbo
         const timer = setTimeout(() => settle(false), booted ? graceMs : BOOT_GRACE_MS);
         pooled.postResult({ type: 'cancel', runId: run.runId });
       });
+      cancellations.add(cancelled);
+      void cancelled.then(() => cancellations.delete(cancelled));
+      return cancelled;
     },
     release: () => {
       if (released) return;
@@ -420,13 +425,15 @@ export function sandboxWorkerCount(): number {
 }
 
 /**
- * Terminates every idle worker of the sandbox pool (and waits for them): for tests and for a clean shutdown.
- * Programs still running keep their workers until they end.
+ * Terminates every idle worker of the sandbox pool (and waits for them): for tests and for a clean shutdown. A worker
+ * whose program was just aborted is waited for first (it is back in the pool within its grace), so none is left
+ * behind; programs still running keep their workers until they end.
  *
  * @example
  * afterAll(() => closeCodeSandboxes());
  */
 export async function closeCodeSandboxes(): Promise<void> {
+  await Promise.all(cancellations);
   const workers = idle.splice(0);
   for (const pooled of workers) pooled.exited = true;
   await Promise.all(workers.map((pooled) => pooled.worker.terminate()));
