@@ -33,7 +33,8 @@ import { fixed, ratio, table, verdict } from './report.mjs';
  * (`plan`) and with streaming dispatch (`plan streaming`: each step starts as soon as its object is complete in the
  * streamed plan); code mode (`code`: the model writes one program for `run_code` of `@org/code-mode`, offered alone:
  * its declarations replace the native tool list; a call with literal arguments starts as soon as its `)` is in the
- * stream, the program runs in the sandbox once the answer is complete). The loop streams in every mode; `eager` sets its `eagerToolExecution` option. `script`: which of
+ * stream, a call reading earlier results as soon as its statement is, from a speculative prefix run; the program
+ * that counts runs in the sandbox once the answer is complete). The loop streams in every mode; `eager` sets its `eagerToolExecution` option. `script`: which of
  * createTaskScripts' scripts the model answers with. `limitTarget`: the mode's wall time is held to ≤ 1.02x the
  * physical limit (the modes that start work before the answer ends; the others wait for it by design).
  */
