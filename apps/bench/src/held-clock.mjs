@@ -8,10 +8,10 @@
 // research task's six page opens run one after the other, 1,150 ms late at worst, differently from run to run).
 // Nothing real takes that time: it is the clock outrunning a thread it cannot see. This clock behaves exactly as
 // `createVirtualClock` (same API, same wake-up order) and adds `holdWhile(waiting, capMs)`: time does not move while
-// `waiting()` says a call is still to come. The benchmark holds it after each tool result in code mode and when a
-// program starts, while a call the program must make now (all it reads has ended) has not started, and measures
-// what is left (each call's start against the actual ends of what it reads), so a hold that gave up shows as a late
-// call rather than hiding.
+// `waiting()` says a call is still to come. The benchmark holds it in code mode after each streamed fragment of the
+// program, each tool result and when the program starts, while a call code mode must start now (it is written in the
+// stream so far, and all it reads has ended) has not started, and measures what is left (each call's start against
+// the stream and the actual ends of what it reads), so a hold that gave up shows as a late call rather than hiding.
 
 /**
  * A deterministic virtual clock, `createVirtualClock`'s twin, whose time can be held for a stretch of real time.
@@ -95,16 +95,20 @@ export function createHeldClock() {
     sleepUntil: (time, signal) => wakeAt(Math.max(now, checked(time)), signal),
     /**
      * Virtual time stands still while `waiting()` is true, checked every real millisecond, for at most `capMs` real
-     * milliseconds (holds add up: each ends on its own).
+     * milliseconds (holds add up: each ends on its own). `onGiveUp` runs when the cap ended a hold that was still
+     * waiting.
      */
-    holdWhile: (waiting, capMs) => {
+    holdWhile: (waiting, capMs, onGiveUp) => {
       if (!waiting()) return;
       holds++;
       const started = performance.now();
       const check = () => {
-        if (waiting() && performance.now() - started < capMs) {
-          setTimeout(check, 1);
-          return;
+        if (waiting()) {
+          if (performance.now() - started < capMs) {
+            setTimeout(check, 1);
+            return;
+          }
+          onGiveUp?.();
         }
         holds--;
         scheduleTick();

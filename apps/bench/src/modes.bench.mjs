@@ -33,7 +33,8 @@ import { fixed, ratio, table, verdict } from './report.mjs';
  * (`plan`) and with streaming dispatch (`plan streaming`: each step starts as soon as its object is complete in the
  * streamed plan); code mode (`code`: the model writes one program for `run_code` of `@org/code-mode`, offered alone:
  * its declarations replace the native tool list; a call with literal arguments starts as soon as its `)` is in the
- * stream, the program runs in the sandbox once the answer is complete). The loop streams in every mode; `eager` sets its `eagerToolExecution` option. `script`: which of
+ * stream, a call reading earlier results as soon as its statement is, from a speculative prefix run; the program
+ * that counts runs in the sandbox once the answer is complete). The loop streams in every mode; `eager` sets its `eagerToolExecution` option. `script`: which of
  * createTaskScripts' scripts the model answers with. `limitTarget`: the mode's wall time is held to ≤ 1.02x the
  * physical limit (the modes that start work before the answer ends; the others wait for it by design).
  */
@@ -567,18 +568,53 @@ function toolsFor(task, clock, log) {
 const HOLD_CAP_MS = 500;
 
 /**
- * The code tool of a code-mode run, and the clock's hold: after each tool result and when the program starts, time
- * stands still while a call the program must make now (everything it reads has ended) has not started and the
- * program is still running.
+ * The code tool of a code-mode run, and the clock's hold: time stands still while a call the program must make now
+ * has not started: everything it reads has ended, and it is written. While the answer streams, a call is written once
+ * the stream holds it (a literal call up to its `)`, any other call its whole statement: code mode starts it then, the
+ * first as an early call, the second from a prefix run); once the answer is complete, every call is. The hold is
+ * checked after each streamed fragment, each tool result and when the program starts; one that gives up (its cap
+ * passed) leaves its calls to the lateness columns and is not tried again for them.
  */
-function codeModeTools(task, tools, clock, log) {
+function codeModeTools(task, tools, clock, log, program) {
   // The code tool alone: its declarations replace the native tool list (each function with its tool's description).
   const codeTool = createCodeModeTool({ tools });
   let running = false;
-  const hold = () => clock.holdWhile(() => running && dueCalls(task, log) > 0, HOLD_CAP_MS);
+  let streaming = false;
+  // How much of the program the stream holds (decoded), and where each call is written (once the program is known).
+  let raw = '';
+  let decoded = 0;
+  let writtenAt;
+  const abandoned = new Set();
+  let waits;
+  const known = () => {
+    if (writtenAt !== undefined || program.text === undefined) return;
+    writtenAt = callPositions(task, program.text);
+    waits = statementWaits(task, program.text);
+  };
+  const written = (id) => {
+    if (!streaming) return true;
+    const position = writtenAt?.get(id);
+    return position !== undefined && position < decoded;
+  };
+  const due = () => {
+    if (!running && !streaming) return [];
+    known();
+    return dueCalls(task, log, { written, abandoned, waits });
+  };
+  const hold = () =>
+    clock.holdWhile(
+      () => due().length > 0,
+      HOLD_CAP_MS,
+      () => {
+        for (const key of due()) abandoned.add(key);
+      },
+    );
   log.onResult = hold;
   const start = () => {
+    streaming = false;
     running = true;
+    // The program runs: a call given up on while the answer streamed is due again (it must start now).
+    abandoned.clear();
     hold();
   };
   const stop = () => {
@@ -594,29 +630,50 @@ function codeModeTools(task, tools, clock, log) {
       start();
       return watched(codeTool.execute(args, context));
     },
-    // While the answer streams, the calls started early are not the program's: it runs once the arguments are in.
+    // While the answer streams, code mode starts the calls it can (literal ones, and those of prefix runs): each
+    // fragment may make one written, and the clock waits for it as for the program's own calls.
     executeStreaming: (input, context) => {
+      streaming = true;
       input.arguments.then(start, () => {});
-      return watched(codeTool.executeStreaming(input, context));
+      const observed = {
+        arguments: input.arguments,
+        async *[Symbol.asyncIterator]() {
+          for await (const fragment of input) {
+            raw += fragment;
+            decoded = decodeProgram(raw).program.length;
+            yield fragment;
+            hold();
+          }
+        },
+      };
+      return watched(codeTool.executeStreaming(observed, context));
     },
   };
 }
 
-/** How many calls of the task could start now and have not: everything they read has ended, none failed. */
-function dueCalls(task, log) {
+/**
+ * The calls of the task that could start now and have not, each by its key: everything they read and everything the
+ * program makes them wait for (`waits`, from `statementWaits`) has ended without failing, `written(id)` says the
+ * stream holds them, and no hold gave up on them.
+ */
+function dueCalls(task, log, { written = () => true, abandoned = new Set(), waits } = {}) {
   const byKey = new Map(log.map((entry) => [callKey(entry.toolName, entry.args), entry]));
   const outputs = new Map();
-  let due = 0;
+  const due = [];
   for (const taskCall of task.calls) {
     if (!referencesOf(taskCall).every((id) => outputs.has(id))) continue;
+    // What the program's statements make it wait for besides (the rest of an awaited `Promise.all`).
+    const waiting = (waits?.get(taskCall.id) ?? []).some((id) => !outputs.has(id));
     const concrete =
       taskCall.forEach === undefined
         ? [resolveValue(taskCall.arguments, outputs)]
         : resolveValue(taskCall.forEach, outputs).map((item) =>
             resolveValue(taskCall.arguments, outputs, item),
           );
-    const entries = concrete.map((args) => byKey.get(callKey(taskCall.toolName, args)));
-    due += entries.filter((entry) => entry === undefined).length;
+    const keys = concrete.map((args) => callKey(taskCall.toolName, args));
+    const entries = keys.map((key) => byKey.get(key));
+    if (written(taskCall.id) && !waiting)
+      due.push(...keys.filter((key, index) => entries[index] === undefined && !abandoned.has(key)));
     if (entries.every((entry) => entry?.end !== undefined && entry.error === undefined))
       outputs.set(
         taskCall.id,
@@ -688,20 +745,24 @@ async function runMode(task, mode, profile, { program } = {}) {
   });
   const log = [];
   const tools = toolsFor(task, clock, log);
+  // The program the model writes, known to the clock's hold as soon as the model has it (before it streams).
+  const written = { text: undefined };
   const registry =
     script === 'plan'
       ? ToolRegistry.compose(tools, new ToolRegistry([createToolPlanTool({ tools, clock })]))
       : script === 'code'
-        ? new ToolRegistry([codeModeTools(task, tools, clock, log)])
+        ? new ToolRegistry([codeModeTools(task, tools, clock, log, written)])
         : tools;
   // `program`: code mode writing this program instead of the scripted model's own (the answer is still the script's).
-  const codeScript =
-    program === undefined
-      ? scripts.code
-      : (request, context) =>
-          request.messages.some((message) => message.role === 'tool')
-            ? scripts.code(request, context)
-            : { toolCalls: [{ toolName: 'run_code', arguments: { code: program } }] };
+  const codeScript = (request, context) => {
+    const turn =
+      program === undefined || request.messages.some((message) => message.role === 'tool')
+        ? scripts.code(request, context)
+        : { toolCalls: [{ toolName: 'run_code', arguments: { code: program } }] };
+    const code = turn.toolCalls?.find((call) => call.toolName === 'run_code')?.arguments.code;
+    if (typeof code === 'string') written.text = code;
+    return turn;
+  };
   const model = createScriptedModel({
     script: script === 'code' ? codeScript : scripts[script],
     clock,
@@ -731,8 +792,8 @@ async function runMode(task, mode, profile, { program } = {}) {
       ...(script === 'plan' ? { plan: planShape(task) } : {}),
     });
   if (script === 'code') {
-    const code = codeLimit(task, recorded.answers, log);
-    const streamedLimitMs = codeLimit(task, recorded.answers, log, { streamed: true }).limitMs;
+    // Code mode runs complete statements as they close (prefix runs): its limit is streamed execution's.
+    const code = codeLimit(task, recorded.answers, log, { streamed: true });
     const answerMs = recorded.answers.map(
       (answer) => answer.parts.find(({ part }) => part.type === 'finish').at - answer.sentAt,
     );
@@ -743,7 +804,7 @@ async function runMode(task, mode, profile, { program } = {}) {
       registry,
       wallMs: clock.now(),
       ...code,
-      streamedLimitMs,
+      streamedLimitMs: code.limitMs,
       answerMs,
       right,
       log,
@@ -800,14 +861,74 @@ const callKey = (toolName, args) =>
   )}`;
 
 /**
+ * Where each call of the task is written in the program (an index into its text): the end of the statement making
+ * it, the k-th call of a tool in the task's order matched to the k-th call of that tool the program's statements make
+ * (the last one when a loop makes several).
+ */
+function statementEnds(task, program) {
+  const functions = [...new Set(task.calls.map((taskCall) => taskCall.toolName))];
+  const statements = statementCalls(program, functions);
+  const ends = new Map();
+  const madeSoFar = new Map();
+  for (const taskCall of task.calls) {
+    const k = madeSoFar.get(taskCall.toolName) ?? 0;
+    madeSoFar.set(taskCall.toolName, k + 1);
+    const ofTool = statements.filter((statement) => statement.name === taskCall.toolName);
+    ends.set(taskCall.id, ofTool[Math.min(k, ofTool.length - 1)]?.end ?? program.length - 1);
+  }
+  return ends;
+}
+
+/**
+ * What each call of the task waits for in the program: the calls it reads, and every call of the statements making
+ * those (`const s = await Promise.all([...six searches])`: a call reading the first search waits for all six).
+ */
+function statementWaits(task, program) {
+  const ends = statementEnds(task, program);
+  return new Map(
+    task.calls.map((taskCall) => {
+      const reads = referencesOf(taskCall);
+      // A read in the call's own statement is chained (`.then(...)`): the call waits for it alone.
+      const statements = new Set(
+        reads.map((id) => ends.get(id)).filter((end) => end !== ends.get(taskCall.id)),
+      );
+      const whole = task.calls.filter((other) => statements.has(ends.get(other.id))).map((other) => other.id);
+      return [taskCall.id, [...new Set([...reads, ...whole])]];
+    }),
+  );
+}
+
+/** A call of the task with literal arguments, written out as a literal in the program: its `)`. */
+function literalClose(taskCall, literals) {
+  if (taskCall.forEach !== undefined || referencesOf(taskCall).length > 0) return undefined;
+  const key = callKey(taskCall.toolName, taskCall.arguments);
+  return literals.find((literal) => callKey(literal.name, literal.args) === key)?.close;
+}
+
+/**
+ * Where code mode can start each call of the task while the program streams (an index into the program): a literal
+ * call at its `)`, any other once its statement is complete (a prefix run makes it). The clock's hold and the limit
+ * read the same positions.
+ */
+function callPositions(task, program) {
+  const functions = [...new Set(task.calls.map((taskCall) => taskCall.toolName))];
+  const literals = literalCalls(program, functions);
+  const ends = statementEnds(task, program);
+  return new Map(
+    task.calls.map((taskCall) => [taskCall.id, literalClose(taskCall, literals) ?? ends.get(taskCall.id)]),
+  );
+}
+
+/**
  * Code mode's physical limit, and how late each of its calls actually started.
  *
  * The program is one `run_code` call, so physicalLimit's model of a call (one duration) does not fit: its calls are
  * the task's, with the task's dependencies. The earliest the run could end: a call with literal arguments starts
  * when its `)` is in the streamed answer (the code tool starts such calls early; program-calls.mjs finds them in the
- * program, whatever its style); any other call once the answer is complete (the program runs only then) and the calls
- * it reads have ended (a fan-out's calls once its list has); each takes `durationOf`. The round ends at the latest of
- * the answer's end and its calls' ends; then the second answer takes what it took.
+ * program, whatever its style); any other call once its statement is complete in the stream (`streamed`: a prefix
+ * run makes it then) or else once the answer is, and the calls it waits for have ended (`statementWaits`: what it
+ * reads, a fan-out's calls once its list has); each takes `durationOf`. The round ends at the latest of the answer's
+ * end and its calls' ends; then the second answer takes what it took.
  *
  * Lateness: the same rule applied to the run's own times (each call's start against the actual ends of what it
  * reads). On the virtual clock a call the program makes after a result arrives is requested by a message from the
@@ -835,17 +956,8 @@ function codeLimit(task, answers, log, { streamed = false } = {}) {
   const timeInProgram = (index) => timeAt(rawIndex[index] ?? text.length);
   const functions = [...new Set(task.calls.map((taskCall) => taskCall.toolName))];
   const literals = literalCalls(program, functions);
-  // `streamed`: the end of the statement making each call, the k-th call of a tool in the task's order matched to
-  // the k-th call of that tool the program's statements make (the last one when a loop makes several).
-  const statements = statementCalls(program, functions);
-  const statementEnd = new Map();
-  const madeSoFar = new Map();
-  for (const taskCall of task.calls) {
-    const k = madeSoFar.get(taskCall.toolName) ?? 0;
-    madeSoFar.set(taskCall.toolName, k + 1);
-    const ofTool = statements.filter((statement) => statement.name === taskCall.toolName);
-    statementEnd.set(taskCall.id, ofTool[Math.min(k, ofTool.length - 1)]?.end ?? program.length - 1);
-  }
+  const statementEnd = statementEnds(task, program);
+  const waits = statementWaits(task, program);
   const byKey = new Map(log.map((entry) => [callKey(entry.toolName, entry.args), entry]));
   const outputs = new Map();
   const ends = new Map();
@@ -866,20 +978,16 @@ function codeLimit(task, answers, log, { streamed = false } = {}) {
             resolveValue(taskCall.arguments, outputs, item),
           );
     // A call the code tool starts early: literal arguments, written out as a literal in the program.
-    const key = callKey(taskCall.toolName, taskCall.arguments);
-    const early =
-      taskCall.forEach === undefined && reads.length === 0
-        ? literals.find((literal) => callKey(literal.name, literal.args) === key)
-        : undefined;
-    const literal = early !== undefined;
-    // `streamed`: as if each statement ran as soon as it is complete in the stream (not the code tool's behaviour:
-    // a counterfactual, to show what waiting for the whole program costs).
+    const close = literalClose(taskCall, literals);
+    const literal = close !== undefined;
+    // `streamed`: each statement runs as soon as it is complete in the stream (the code tool's prefix runs); without
+    // it, the program runs once the answer is complete (the tool with `maxPrefixRuns: 0`).
     const ready = literal
-      ? timeInProgram(early.close)
+      ? timeInProgram(close)
       : streamed
         ? Math.min(answerEnd, timeInProgram(statementEnd.get(taskCall.id)))
         : answerEnd;
-    const readyActual = (input) => (literal ? ready : Math.max(answerEnd, ...input));
+    const readyActual = (input) => Math.max(ready, ...input);
     const results = [];
     let end = ready;
     let actualEnd = 0;
@@ -894,9 +1002,9 @@ function codeLimit(task, answers, log, { streamed = false } = {}) {
         entry !== undefined,
         `${task.name} / code: the program made no call ${callKey(taskCall.toolName, args)}`,
       );
-      const begin = Math.max(ready, ...reads.map((id) => ends.get(id)));
+      const begin = Math.max(ready, ...waits.get(taskCall.id).map((id) => ends.get(id) ?? 0));
       const finish = begin + durationOf(taskCall.toolName, args);
-      const expectedStart = readyActual(reads.map((id) => actualEnds.get(id)));
+      const expectedStart = readyActual(waits.get(taskCall.id).map((id) => actualEnds.get(id) ?? 0));
       starts.push({
         id: taskCall.id,
         start: begin,
@@ -1298,7 +1406,7 @@ console.log(
   `The new tasks' records are the size real APIs return: ${RECORDS_TEXT}. The answers read two fields of each; code mode's program returns only what the answer reads (the unpaid total and count; the newest page of each topic, its \`id\` and \`published\`), native and plan mode carry every record in the context.\n`,
 );
 console.log(
-  `\`code\`: the model writes one program for \`run_code\` (\`createCodeModeTool({ tools })\` of \`@org/code-mode\`, offered alone: its declarations replace the native tool list), run in the WebAssembly sandbox; a call with literal arguments starts as soon as its \`)\` is in the stream. The scripted model writes the terse program a capable model writes (\`@org/provider-scripted\`'s code script: a chain awaited statement by statement, a level of independent calls in one \`Promise.all\`, independent chains side by side, every literal call written out so that it starts while the program streams). On the virtual clock the program's calls come from the sandbox's worker thread: the clock is held while a call the program must make now has not started (held-clock.mjs; without the hold five of the six \`get_order\` calls of one \`Promise.all\` started 240 virtual ms after the first, and the research task's page opens ran one after the other, up to 1,150 ms late, differently from run to run). "late calls": calls that still started after everything they read had ended, over every profile; "code / limit": against code mode's own physical limit (literal calls from their \`)\` in the stream, the others from the answer's end and the ends of what they read).\n`,
+  `\`code\`: the model writes one program for \`run_code\` (\`createCodeModeTool({ tools })\` of \`@org/code-mode\`, offered alone: its declarations replace the native tool list), run in the WebAssembly sandbox; a call with literal arguments starts as soon as its \`)\` is in the stream, and a call reading earlier results as soon as its statement is complete in the stream and what it reads has ended (a speculative prefix run of the complete statements makes it; the final program takes its result). The scripted model writes the terse program a capable model writes (\`@org/provider-scripted\`'s code script: a chain awaited statement by statement, a level of independent calls in one \`Promise.all\`, independent chains side by side, every literal call written out so that it starts while the program streams). On the virtual clock the program's calls come from the sandbox's worker threads: the clock is held while a call code mode must start now (written in the stream so far, everything it reads ended) has not started, checked after each streamed fragment, each tool result and when the program starts (held-clock.mjs; without the hold five of the six \`get_order\` calls of one \`Promise.all\` started 240 virtual ms after the first, and the research task's page opens ran one after the other, up to 1,150 ms late, differently from run to run). "late calls": calls that still started after everything they read had ended, over every profile; "code / limit": against code mode's own physical limit, streamed execution (literal calls from their \`)\` in the stream, the others from the end of their statement in the stream and the ends of what they read, and of the rest of an awaited statement they read).\n`,
 );
 table(
   [
@@ -1479,7 +1587,7 @@ const terse = {};
     ];
   });
   console.log(
-    `Code mode's wall time is the first answer (the program, written at ${perOutput} ms per output token), then the calls the program makes after the answer is complete, then the second answer. "tools after the answer": the time from the program's end in the stream to its result. "streamed execution": code mode's physical limit if each statement ran the moment it is complete in the stream (a dependent call as soon as its statement is written and what it reads has ended), which the code tool does not do (it starts only literal calls early; the program runs once the answer is complete). "hand-written program": a program written by hand doing the same (loops and \`map\` instead of literal calls written out), its tokens and the generation time it would save (negative: cost) at ${perOutput} ms a token, all else equal.\n`,
+    `Code mode's wall time is the first answer (the program, written at ${perOutput} ms per output token), then the calls the program still makes after the answer is complete, then the second answer. "tools after the answer": the time from the program's end in the stream to its result. "streamed execution": code mode's physical limit, each statement running the moment it is complete in the stream (a dependent call as soon as its statement is written and what it reads has ended), which the code tool's prefix runs do; the program that counts still runs once the answer is complete, taking their calls' results. "hand-written program": a program written by hand doing the same (loops and \`map\` instead of literal calls written out), its tokens and the generation time it would save (negative: cost) at ${perOutput} ms a token, all else equal.\n`,
   );
   table(
     [

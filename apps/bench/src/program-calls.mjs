@@ -3,7 +3,7 @@
 //
 // - A call with literal arguments (`search({ query: 'a1' })`) can start when its `)` has streamed in: code mode
 //   starts such a call of an eager tool at that moment.
-// - Under "complete top-level statements run as they close" (not what code mode does: a counterfactual), any other
+// - Under "complete top-level statements run as they close" (code mode's prefix runs), any other
 //   call can start when the statement that makes it is complete. A statement is a line of the program; the calls a
 //   line makes are its tools' invocations and the helpers it uses (`const open_pages = (r) => ... open_page(...)`
 //   defines a helper: `.then(open_pages)` on a later line makes `open_page` calls there).

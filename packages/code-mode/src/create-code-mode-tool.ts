@@ -1,4 +1,10 @@
-import { combineListeners, errorMessageOf, type JsonSchema, type RunEventListener } from '@org/core';
+import {
+  combineListeners,
+  errorMessageOf,
+  type JsonSchema,
+  limitValueProblem,
+  type RunEventListener,
+} from '@org/core';
 import {
   defineTool,
   executeAction,
@@ -10,7 +16,9 @@ import { type CodeLimits, resolveCodeLimits } from './code-limits.js';
 import type { CodeResult } from './code-result.js';
 import { declareTools } from './declare-tools.js';
 import { type EarlyCallStarter, EarlyCalls } from './early-calls.js';
+import { CodeModeOptionsError } from './errors.js';
 import { formatCodeResult } from './format-code-result.js';
+import { PrefixRuns } from './prefix-runs.js';
 import {
   type CodeCallExecutor,
   maxConcurrencyOption,
@@ -56,7 +64,18 @@ export interface CodeModeToolOptions
   readonly besideNativeTools?: boolean;
   /** The tool's name. Default {@link CODE_MODE_TOOL_NAME}. */
   readonly name?: string;
+  /**
+   * Speculative prefix runs per streamed program (see the Streaming section of docs/code-mode.md): each time a
+   * top-level statement closes while the model writes, the statements so far run in a fresh sandbox where only
+   * eager, approval-free calls start (as early calls the final program takes over) and every other call waits, so a
+   * call that reads an earlier result starts before the answer ends. Default {@link DEFAULT_MAX_PREFIX_RUNS}; 0 turns
+   * them off. Never used when the answer is read whole (`execute`, durable runs).
+   */
+  readonly maxPrefixRuns?: number;
 }
+
+/** Speculative prefix runs per streamed program unless {@link CodeModeToolOptions.maxPrefixRuns} says otherwise. */
+export const DEFAULT_MAX_PREFIX_RUNS = 32;
 
 /**
  * How much earlier than its call's deadline a program ends, so that its summary (with the calls that took effect)
@@ -89,7 +108,15 @@ function inputSchema(): JsonSchema {
  * await runAgent({ model, tools: agentTools, task: 'Total of the unpaid orders?' });
  */
 export function createCodeModeTool(options: CodeModeToolOptions): Tool {
-  const { onCodeResult, description, name, besideNativeTools, tools: givenTools, ...rest } = options;
+  const {
+    onCodeResult,
+    description,
+    name,
+    besideNativeTools,
+    maxPrefixRuns: givenMaxPrefixRuns,
+    tools: givenTools,
+    ...rest
+  } = options;
   const tools = toolsOption(givenTools);
   // Checked now, so a bad limit fails where the tool is made, not at the model's first program.
   const limits: CodeLimits = resolveCodeLimits(rest.limits);
@@ -122,6 +149,14 @@ export function createCodeModeTool(options: CodeModeToolOptions): Tool {
       .map(({ identifier, toolName }) => [identifier, toolName] as const),
   );
   const maxConcurrency = maxConcurrencyOption(rest.maxConcurrency);
+  const maxPrefixRuns = givenMaxPrefixRuns ?? DEFAULT_MAX_PREFIX_RUNS;
+  const prefixRunsProblem = limitValueProblem(maxPrefixRuns, { minimum: 0 });
+  if (prefixRunsProblem !== undefined)
+    throw new CodeModeOptionsError({
+      option: 'maxPrefixRuns',
+      value: givenMaxPrefixRuns,
+      problem: prefixRunsProblem,
+    });
 
   const run = async (
     args: Record<string, unknown>,
@@ -178,22 +213,40 @@ export function createCodeModeTool(options: CodeModeToolOptions): Tool {
         maxConcurrency,
         limits.maxToolCalls,
       );
-      const reader = new StreamedProgram(eagerFunctions, (toolName, args) =>
-        earlyCalls.offer(toolName, args),
+      // Each closed statement runs speculatively: a call reading an earlier result starts as soon as it is written.
+      const prefixRuns = new PrefixRuns({
+        tools,
+        limits,
+        maxConcurrency,
+        maxRuns: maxPrefixRuns,
+        earlyCalls,
+        signal: context.signal,
+      });
+      const reader = new StreamedProgram(
+        eagerFunctions,
+        (toolName, args) => earlyCalls.offer(toolName, args),
+        maxPrefixRuns === 0 ? undefined : (prefix) => prefixRuns.run(prefix),
       );
       try {
         for await (const fragment of input) reader.write(fragment);
       } catch {
         // The call will not run as written: `input.arguments` rejects with the reason.
       }
+      // The answer is complete: the final program runs; the early calls of the prefix runs wait for it in the pool.
+      const prefixRunsEnded = prefixRuns.stop();
       let args: Record<string, unknown>;
       try {
         args = await input.arguments;
       } catch (error) {
+        await prefixRunsEnded;
         await earlyCalls.drain();
         throw error;
       }
-      return run(args, context, earlyCalls);
+      try {
+        return await run(args, context, earlyCalls);
+      } finally {
+        await prefixRunsEnded;
+      }
     },
   });
 }

@@ -5,6 +5,7 @@ export {
   CODE_MODE_TOOL_NAME,
   type CodeModeToolOptions,
   createCodeModeTool,
+  DEFAULT_MAX_PREFIX_RUNS,
 } from './create-code-mode-tool.js';
 export { declareTools, type ProgramFunction, type ToolDeclarations } from './declare-tools.js';
 export {

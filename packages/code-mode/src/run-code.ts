@@ -106,6 +106,13 @@ export interface RunCodeOptions {
 
 const DEFAULT_MAX_CONCURRENCY = 8;
 
+/**
+ * How long an aborted program's worker has to say the program ended before it is terminated: a program waiting for
+ * calls answers within a millisecond; one computing (or stuck inside one built-in) does not, and its worker is ended
+ * as before.
+ */
+const CANCEL_GRACE_MS = 100;
+
 const declarationsCache = new WeakMap<
   ToolRegistry,
   { readonly names: string; readonly functions: readonly ProgramFunction[] }
@@ -160,7 +167,34 @@ export function maxConcurrencyOption(value: number | undefined): number {
  * );
  * result.value; // 42.5
  */
-export async function runCode(source: string, options: RunCodeOptions): Promise<CodeResult> {
+export function runCode(source: string, options: RunCodeOptions): Promise<CodeResult> {
+  return runProgram(source, options, undefined);
+}
+
+/**
+ * Where a prefix run's calls go instead of running (see `PrefixRuns`): the call as the program passed it (before
+ * validation, as the final program's calls are matched to early ones), and the prefix run's signal. Never throws.
+ */
+export type SpeculativeCall = (action: Action, signal: AbortSignal) => Promise<ToolObservation>;
+
+/**
+ * Runs a program prefix speculatively, in a fresh sandbox with the given limits: every call goes to `speculate`
+ * (nothing is validated, approved or run here) and no event is reported. `PrefixRuns` discards the result.
+ * Time and randomness are the defaults, never the caller's `effects` (a durable run's journal is not for guesses).
+ */
+export function runSpeculativePrefix(
+  source: string,
+  options: Pick<RunCodeOptions, 'tools' | 'limits' | 'maxConcurrency' | 'signal'>,
+  speculate: SpeculativeCall,
+): Promise<CodeResult> {
+  return runProgram(source, { ...options, actionIdPrefix: 'prefix/' }, speculate);
+}
+
+async function runProgram(
+  source: string,
+  options: RunCodeOptions,
+  speculate: SpeculativeCall | undefined,
+): Promise<CodeResult> {
   const registry = toolsOption(options.tools);
   const limits = resolveCodeLimits(options.limits);
   const maxConcurrency = maxConcurrencyOption(options.maxConcurrency);
@@ -186,13 +220,19 @@ export async function runCode(source: string, options: RunCodeOptions): Promise<
     const unusedEarlyCalls = (await options.earlyCalls?.drain()) ?? [];
     return failed(stripped.error, [], [], 0, startedAt, unusedEarlyCalls);
   }
+  // Aborted while the types were stripped (a superseded prefix run, mostly): no worker is taken only to be ended.
+  if (options.signal?.aborted === true) {
+    const unusedEarlyCalls = (await options.earlyCalls?.drain()) ?? [];
+    const reason = abortReasonOf(options.signal.reason) ?? 'the caller aborted';
+    return failed(new CodeAbortedError({ reason }), [], [], 0, startedAt, unusedEarlyCalls);
+  }
   const now = await (options.effects?.now?.() ?? Date.now());
   const randomSeed = await (options.effects?.randomSeed?.() ?? randomInt(0, 2 ** 32));
   // The application's listener is isolated: a throw in it must never cost a call its settlement, nor the host its
   // process (the refusals are told from the worker's message handler, where a throw is uncaught).
   const isolated: RunCodeOptions =
     options.onEvent === undefined ? options : { ...options, onEvent: combineListeners(options.onEvent) };
-  const run = new CodeRun(registry, limits, maxConcurrency, isolated);
+  const run = new CodeRun(registry, limits, maxConcurrency, isolated, speculate);
   return run.start(stripped.javascript, functionsOf(registry), now, randomSeed, startedAt);
 }
 
@@ -232,6 +272,7 @@ class CodeRun {
     private readonly limits: CodeLimits,
     private readonly maxConcurrency: number,
     private readonly options: RunCodeOptions,
+    private readonly speculate: SpeculativeCall | undefined,
   ) {}
 
   start(
@@ -248,12 +289,17 @@ class CodeRun {
       const onAbort = (): void => {
         void end(
           new CodeAbortedError({ reason: abortReasonOf(signal?.reason) ?? 'the caller aborted' }),
-          true,
+          'cancel',
         );
       };
+      /**
+       * How the worker is let go: `release` (the program ended), `cancel` (aborted: most often it only waits for
+       * calls, so its worker is kept; see `SandboxSession.cancel`) or `terminate` (past its wall time: it may be stuck
+       * inside one built-in).
+       */
       const end = async (
         outcome: CodeModeError | { value: JsonValue | undefined },
-        terminate: boolean,
+        worker: 'release' | 'cancel' | 'terminate',
         consoleEntries: readonly ConsoleEntry[] = [],
         cpuMs = 0,
       ): Promise<void> => {
@@ -261,7 +307,9 @@ class CodeRun {
         this.ended = true;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        if (terminate) await session.terminate();
+        if (worker === 'terminate') await session.terminate();
+        // The worker comes back to the pool on its own: the aborted run's result does not wait for it.
+        else if (worker === 'cancel') void session.cancel(CANCEL_GRACE_MS);
         else session.release();
         // Calls still running when the program ended are stopped; their observations (aborted) are still reported.
         // Calls still waiting for a slot are refused without running: the signal is aborted before they are let go.
@@ -299,15 +347,17 @@ class CodeRun {
         {
           onCall: (message) => this.onCall(message, session.post),
           onDone: (message) => {
-            void end(this.outcomeOf(message), false, message.console, message.cpuMs);
+            void end(this.outcomeOf(message), 'release', message.console, message.cpuMs);
           },
           onCrash: (reason) => {
-            void end(new CodeSandboxError({ reason }), false);
+            void end(new CodeSandboxError({ reason }), 'release');
           },
         },
       );
+      // A prefix run took the warm worker: the next run (the final program, or the next prefix) finds another one.
+      if (this.speculate !== undefined) warmSandboxForProgram();
       timer = setTimeout(() => {
-        void end(new CodeLimitError({ limit: 'wallTimeMs', maximum: this.limits.wallTimeMs }), true);
+        void end(new CodeLimitError({ limit: 'wallTimeMs', maximum: this.limits.wallTimeMs }), 'terminate');
       }, this.limits.wallTimeMs);
       if (signal?.aborted === true) onAbort();
       else signal?.addEventListener('abort', onAbort, { once: true });
@@ -354,6 +404,9 @@ class CodeRun {
         return new CodeReturnValueError({ reason: outcome.reason });
       case 'crashed':
         return new CodeSandboxError({ reason: outcome.reason });
+      case 'cancelled':
+        // Only after an abort, which ended the run first; kept for a complete reading.
+        return new CodeAbortedError({ reason: 'the host cancelled the program' });
     }
   }
 
@@ -448,6 +501,8 @@ class CodeRun {
 
   /** One call: an early start of the same call taken over, or the call run now. */
   private async runCall(action: Action): Promise<{ observation: ToolObservation; early: boolean }> {
+    if (this.speculate !== undefined)
+      return { observation: await this.speculate(action, this.controller.signal), early: true };
     const early = this.options.earlyCalls?.take(action.toolName, action.args);
     if (early !== undefined) return { observation: await early, early: true };
     return { observation: await this.runOwnCall(action), early: false };

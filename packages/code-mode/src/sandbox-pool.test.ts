@@ -12,7 +12,7 @@ import {
   prewarmCodeSandbox,
   runCode,
 } from './index.js';
-import { sandboxWorkerCount } from './sandbox-pool.js';
+import { busySandboxWorkerCount, sandboxWorkerCount, sandboxWorkersStarted } from './sandbox-pool.js';
 
 afterEach(() => configureCodeSandboxes({}));
 afterAll(() => closeCodeSandboxes());
@@ -79,6 +79,46 @@ describe('the sandbox pool', () => {
     expect((await holder).value).toBe('through');
     // Nothing is left queued: the next program runs at once.
     expect((await runCode('return 3;', { tools: [] })).value).toBe(3);
+  });
+
+  it('keeps the worker of a program aborted while it waits for a call, and gives the next program a fresh sandbox', async () => {
+    configureCodeSandboxes({ maxWorkers: 1 });
+    await closeCodeSandboxes();
+    const { tool, open, waiting } = gate();
+    const controller = new AbortController();
+    const aborted = runCode('globalThis.leak = 1;\nreturn await wait_for_gate({});', {
+      tools: [tool],
+      signal: controller.signal,
+    });
+    await waiting;
+    const started = sandboxWorkersStarted();
+    controller.abort();
+    expect(CodeAbortedError.isInstance((await aborted).error)).toBe(true);
+    open();
+    while (busySandboxWorkerCount() > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(sandboxWorkerCount()).toBe(1);
+    expect((await runCode('return typeof globalThis.leak;', { tools: [] })).value).toBe('undefined');
+    expect(sandboxWorkersStarted()).toBe(started);
+  });
+
+  it('terminates the worker of an aborted program that does not answer: one computing in a loop', async () => {
+    configureCodeSandboxes({ maxWorkers: 1 });
+    await closeCodeSandboxes();
+    const controller = new AbortController();
+    const { tool, open, waiting } = gate();
+    open();
+    const aborted = runCode('await wait_for_gate({});\nwhile (true) {}', {
+      tools: [tool],
+      signal: controller.signal,
+    });
+    // The program is past its call: in its loop, it never reads the cancellation.
+    await waiting;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    controller.abort();
+    expect(CodeAbortedError.isInstance((await aborted).error)).toBe(true);
+    while (busySandboxWorkerCount() > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(sandboxWorkerCount()).toBe(0);
+    expect((await runCode('return 4;', { tools: [] })).value).toBe(4);
   });
 
   it('refuses a cap that is not a whole number from 1', () => {

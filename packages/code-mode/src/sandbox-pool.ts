@@ -8,6 +8,7 @@ import { CodeModeOptionsError } from './errors.js';
 import type {
   CallMessage,
   CallResultMessage,
+  CancelMessage,
   DoneMessage,
   ModuleMessage,
   RunMessage,
@@ -34,6 +35,15 @@ export interface SandboxSession {
    * where QuickJS's interrupt handler never runs. The pool starts a fresh worker for the next program.
    */
   terminate(): Promise<void>;
+  /**
+   * Ends the program but keeps its worker: the worker is asked to drop the program (and its module) and make the next
+   * sandbox, and goes back to the pool once it says the program ended. A program waiting for calls answers at once;
+   * one that does not answer within `graceMs` (computing, or stuck inside one built-in) has its worker terminated
+   * (a worker still booting has its boot's time: it never starts the program). Until then the worker stays busy,
+   * and a program that finds no idle worker waits for it rather than starting a new one. Resolves once the worker
+   * is back in the pool or ended.
+   */
+  cancel(graceMs: number): Promise<void>;
   /** Returns a worker whose program ended to the pool. */
   release(): void;
 }
@@ -82,20 +92,33 @@ function compiledQuickJS(): object {
   return compiled;
 }
 
+/** How long a cancelled program's worker that is still booting has to answer before it is terminated. */
+const BOOT_GRACE_MS = 2000;
+
 /** Idle workers kept warm (each holds one prepared QuickJS module). */
 const MAX_IDLE_WORKERS = 2;
 
 /** A worker and who listens to it now. */
 interface PooledWorker {
   readonly worker: Worker;
-  /** Posts a call's result on the result channel and wakes the worker if it waits for one. */
-  readonly postResult: (message: CallResultMessage) => void;
+  /** Posts a call's result (or a cancellation) on the result channel and wakes the worker if it waits for one. */
+  readonly postResult: (message: CallResultMessage | CancelMessage) => void;
   listener: SandboxListener | undefined;
   exited: boolean;
+  /** It has sent a message: its thread is up (a cancelled program's worker then answers within its grace). */
+  booted: boolean;
 }
 
 const idle: PooledWorker[] = [];
 const busy = new Set<PooledWorker>();
+/** Workers whose program was cancelled and that have not answered yet: idle again in a moment, most often. */
+let cancelling = 0;
+/** Their cancellations, each settled once its worker is back in the pool or ended. */
+const cancellations = new Set<Promise<void>>();
+/** Of those, the ones that had booted: each answers within a millisecond or two, far sooner than a new worker starts. */
+let cancellingBooted = 0;
+/** Programs waiting for such a worker to come back instead of starting a new one; each starts itself when let go. */
+const awaitingReturn: (() => void)[] = [];
 /** Programs waiting for a worker, first come first served; each starts itself when let go. */
 const waiting: (() => void)[] = [];
 
@@ -133,7 +156,11 @@ function admitWaiting(): void {
   while (waiting.length > 0 && busy.size < maxWorkers) waiting.shift()?.();
 }
 
+/** Workers started in this process, for tests that check a path starts none. */
+let workersStarted = 0;
+
 function spawn(): PooledWorker {
+  workersStarted += 1;
   const channel = new MessageChannel();
   const posted = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
   const workerData: WorkerStartData = { results: { port: channel.port2, posted } };
@@ -156,14 +183,23 @@ function spawn(): PooledWorker {
   }
   Atomics.add(posted, 0, 1);
   Atomics.notify(posted, 0);
-  const postResult = (message: CallResultMessage): void => {
+  const postResult = (message: CallResultMessage | CancelMessage): void => {
     // The message is in the port's queue when postMessage returns: the worker reads it as soon as it wakes.
     channel.port1.postMessage(message);
     Atomics.add(posted, 0, 1);
     Atomics.notify(posted, 0);
   };
-  const pooled: PooledWorker = { worker, postResult, listener: undefined, exited: false };
+  const pooled: PooledWorker = {
+    worker,
+    postResult,
+    listener: undefined,
+    exited: false,
+    booted: false,
+  };
   worker.on('message', (message: WorkerMessage) => {
+    // Any message says the thread is up: 'ready' when its first sandbox is made, or a program's call or outcome.
+    pooled.booted = true;
+    if (message.type === 'ready') return;
     const listener = pooled.listener;
     if (listener === undefined) return;
     if (message.type === 'call') listener.onCall(message);
@@ -187,6 +223,13 @@ function spawn(): PooledWorker {
   return pooled;
 }
 
+/** The idle worker released last (its JIT and caches warmest), skipping ended ones. */
+function takeIdleWorker(): PooledWorker | undefined {
+  let pooled = idle.pop();
+  while (pooled?.exited === true) pooled = idle.pop();
+  return pooled;
+}
+
 /**
  * Starts a program in a warm worker (or a new one), or queues it while `maxWorkers` programs run: the session works
  * at once either way (ending a queued program takes it off the queue). The worker is referenced while the program
@@ -196,23 +239,26 @@ export function startSandbox(run: RunMessage, listener: SandboxListener): Sandbo
   let current: PooledWorker | undefined;
   let released = false;
   const begin = (): void => {
-    let pooled = idle.pop();
-    while (pooled?.exited === true) pooled = idle.pop();
-    pooled ??= spawn();
+    const pooled = takeIdleWorker() ?? spawn();
     current = pooled;
     pooled.listener = listener;
     busy.add(pooled);
     pooled.worker.ref();
     pooled.worker.postMessage(run);
   };
-  if (waiting.length === 0 && busy.size < maxWorkers) begin();
-  else waiting.push(begin);
+  if (waiting.length > 0 || busy.size >= maxWorkers) waiting.push(begin);
+  // No idle worker, but a cancelled one is about to be (a superseded prefix run's): it takes that one.
+  else if (!idle.some((pooled) => !pooled.exited) && cancellingBooted > awaitingReturn.length)
+    awaitingReturn.push(begin);
+  else begin();
   /** Ends the session; true when it had a worker (a queued one only leaves the queue). */
   const leave = (): PooledWorker | undefined => {
     released = true;
     if (current === undefined) {
-      const index = waiting.indexOf(begin);
-      if (index >= 0) waiting.splice(index, 1);
+      for (const queue of [waiting, awaitingReturn]) {
+        const index = queue.indexOf(begin);
+        if (index >= 0) queue.splice(index, 1);
+      }
       return undefined;
     }
     current.listener = undefined;
@@ -232,6 +278,51 @@ export function startSandbox(run: RunMessage, listener: SandboxListener): Sandbo
       admitWaiting();
       await terminated;
     },
+    cancel: (graceMs) => {
+      const pooled = current;
+      if (released || pooled === undefined || pooled.exited) {
+        // Queued (it only leaves the queue), or already ended.
+        if (!released) leave();
+        admitWaiting();
+        return Promise.resolve();
+      }
+      released = true;
+      const booted = pooled.booted;
+      cancelling += 1;
+      if (booted) cancellingBooted += 1;
+      const cancelled = new Promise<void>((resolve) => {
+        const settle = (kept: boolean): void => {
+          clearTimeout(timer);
+          cancelling -= 1;
+          if (booted) cancellingBooted -= 1;
+          busy.delete(pooled);
+          pooled.listener = undefined;
+          if (kept && !pooled.exited) keepOrEnd(pooled);
+          else if (!pooled.exited) {
+            pooled.exited = true;
+            void pooled.worker.terminate();
+          }
+          // The program waiting for this worker takes it (or, when it was ended, starts a new one).
+          awaitingReturn.shift()?.();
+          admitWaiting();
+          resolve();
+        };
+        // Until the worker answers it stays busy: no other program is sent to it before this one's outcome.
+        pooled.listener = {
+          onCall: () => {},
+          onDone: (message) => {
+            if (message.runId === run.runId) settle(true);
+          },
+          onCrash: () => settle(false),
+        };
+        // A worker still booting never starts the program (it reads the cancellation first): it has its boot's time.
+        const timer = setTimeout(() => settle(false), booted ? graceMs : BOOT_GRACE_MS);
+        pooled.postResult({ type: 'cancel', runId: run.runId });
+      });
+      cancellations.add(cancelled);
+      void cancelled.then(() => cancellations.delete(cancelled));
+      return cancelled;
+    },
     release: () => {
       if (released) return;
       const pooled = leave();
@@ -239,17 +330,21 @@ export function startSandbox(run: RunMessage, listener: SandboxListener): Sandbo
         admitWaiting();
         return;
       }
-      // Kept warm when the pool has room or a program is waiting for it.
-      if (idle.length < MAX_IDLE_WORKERS || waiting.length > 0) {
-        pooled.worker.unref();
-        idle.push(pooled);
-      } else {
-        pooled.exited = true;
-        void pooled.worker.terminate();
-      }
+      keepOrEnd(pooled);
       admitWaiting();
     },
   };
+}
+
+/** A worker whose program ended: kept warm when the pool has room or a program is waiting for it, else ended. */
+function keepOrEnd(pooled: PooledWorker): void {
+  if (idle.length < MAX_IDLE_WORKERS || waiting.length > 0) {
+    pooled.worker.unref();
+    idle.push(pooled);
+  } else {
+    pooled.exited = true;
+    void pooled.worker.terminate();
+  }
 }
 
 /**
@@ -267,9 +362,9 @@ export function prewarmCodeSandbox(): void {
   startIdleWorker();
 }
 
-/** Starts an idle worker unless one is there. */
+/** Starts an idle worker unless one is there, or one whose program was cancelled is about to be. */
 function startIdleWorker(): void {
-  if (idle.some((pooled) => !pooled.exited)) return;
+  if (cancelling > 0 || idle.some((pooled) => !pooled.exited)) return;
   const pooled = spawn();
   pooled.worker.unref();
   idle.push(pooled);
@@ -281,7 +376,25 @@ function startIdleWorker(): void {
  * model still writing it).
  */
 export function warmSandboxForProgram(): void {
-  if (waiting.length === 0 && busy.size < maxWorkers) startIdleWorker();
+  if (sandboxHasRoom()) startIdleWorker();
+}
+
+/**
+ * Whether a program started now would get a worker at once (under `maxWorkers`, nobody waiting). Speculative prefix
+ * runs start only then: they must never make a program that will really run wait for a worker.
+ */
+export function sandboxHasRoom(): boolean {
+  return waiting.length === 0 && busy.size < maxWorkers;
+}
+
+/** Workers the pool has started in this process: for tests that check a path reuses workers. */
+export function sandboxWorkersStarted(): number {
+  return workersStarted;
+}
+
+/** Workers running a program (or answering its cancellation) now: for tests that wait for the pool to settle. */
+export function busySandboxWorkerCount(): number {
+  return busy.size;
 }
 
 /** Workers of the pool alive now, idle and running: for tests that check nothing is left behind. */
@@ -290,13 +403,15 @@ export function sandboxWorkerCount(): number {
 }
 
 /**
- * Terminates every idle worker of the sandbox pool (and waits for them): for tests and for a clean shutdown.
- * Programs still running keep their workers until they end.
+ * Terminates every idle worker of the sandbox pool (and waits for them): for tests and for a clean shutdown. A worker
+ * whose program was just aborted is waited for first (it is back in the pool within its grace), so none is left
+ * behind; programs still running keep their workers until they end.
  *
  * @example
  * afterAll(() => closeCodeSandboxes());
  */
 export async function closeCodeSandboxes(): Promise<void> {
+  await Promise.all(cancellations);
   const workers = idle.splice(0);
   for (const pooled of workers) pooled.exited = true;
   await Promise.all(workers.map((pooled) => pooled.worker.terminate()));

@@ -18,7 +18,7 @@ export interface ResultChannel {
 
 /** What a worker starts with (its `workerData`). */
 export interface WorkerStartData {
-  /** The first message on it is a {@link ModuleMessage}, then call results. */
+  /** The first message on it is a {@link ModuleMessage}, then call results and cancellations. */
   readonly results: ResultChannel;
 }
 
@@ -56,6 +56,20 @@ export interface CallResultMessage {
   readonly error?: { readonly code: string; readonly status: string; readonly message: string };
 }
 
+/**
+ * Ends a program that is no longer wanted (it was aborted: a superseded prefix run, say) without ending its worker.
+ * Sent on the {@link ResultChannel}, which the worker reads while the program waits for calls: the worker ends the
+ * program (a `cancelled` outcome), drops its module and makes the next sandbox. A program busy computing reads it
+ * only when its slice ends: the host terminates the worker when no outcome comes in time.
+ */
+export interface CancelMessage {
+  readonly type: 'cancel';
+  readonly runId: number;
+}
+
+/** What the host posts on the {@link ResultChannel} after the module. */
+export type ResultChannelMessage = CallResultMessage | CancelMessage;
+
 /** The host's messages on the worker's own port (call results go by the {@link ResultChannel}). */
 export type HostMessage = RunMessage;
 
@@ -88,7 +102,9 @@ export type SandboxOutcome =
   | { readonly kind: 'limit'; readonly limit: CodeLimitName; readonly detail?: string }
   | { readonly kind: 'never-settles' }
   | { readonly kind: 'invalid-return'; readonly reason: string }
-  | { readonly kind: 'crashed'; readonly reason: string };
+  | { readonly kind: 'crashed'; readonly reason: string }
+  /** The host cancelled it (see {@link CancelMessage}). */
+  | { readonly kind: 'cancelled' };
 
 /** The program ended. */
 export interface DoneMessage {
@@ -100,5 +116,13 @@ export interface DoneMessage {
   readonly cpuMs: number;
 }
 
+/**
+ * The worker made a sandbox ahead, for its next program: its thread is up (the pool then gives a cancelled program's
+ * worker the short grace, not a boot's).
+ */
+export interface ReadyMessage {
+  readonly type: 'ready';
+}
+
 /** The worker's messages. */
-export type WorkerMessage = CallMessage | DoneMessage;
+export type WorkerMessage = CallMessage | DoneMessage | ReadyMessage;

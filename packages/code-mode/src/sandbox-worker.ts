@@ -5,11 +5,11 @@ import type {
   QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
 import type {
-  CallResultMessage,
   ConsoleEntry,
   DoneMessage,
   HostMessage,
   ModuleMessage,
+  ResultChannelMessage,
   RunMessage,
   SandboxOutcome,
   WorkerMessage,
@@ -175,6 +175,19 @@ export function sandboxWorkerMain(
       const pages = Math.floor(message.limits.memoryBytes / PAGE);
       takeSandbox(pages).then(
         (sandbox) => {
+          if (cancelledRunId === message.runId) {
+            // Cancelled while its sandbox was made: that sandbox ran nothing, so it is the next program's.
+            send({
+              type: 'done',
+              runId: message.runId,
+              outcome: { kind: 'cancelled' },
+              console: [],
+              cpuMs: 0,
+            });
+            prepared = { pages, sandbox: Promise.resolve(sandbox) };
+            send({ type: 'ready' });
+            return;
+          }
           current = new ProgramRun(sandbox, message);
           current.start();
           awaitResults();
@@ -184,7 +197,14 @@ export function sandboxWorkerMain(
     }
   });
 
-  const deliver = (message: CallResultMessage): void => {
+  /** A cancelled run that had no program running yet (its sandbox was being made). */
+  let cancelledRunId: number | undefined;
+  const deliver = (message: ResultChannelMessage): void => {
+    if (message.type === 'cancel') {
+      if (current !== undefined && current.runId === message.runId) current.cancel();
+      else cancelledRunId = message.runId;
+      return;
+    }
     if (current !== undefined && current.runId === message.runId)
       current.settleCall(message.callId, message.json, message.error);
   };
@@ -198,13 +218,13 @@ export function sandboxWorkerMain(
       const seen = Atomics.load(posted, 0);
       const next = receiveMessageOnPort(results);
       if (next !== undefined) {
-        deliver(next.message as CallResultMessage);
+        deliver(next.message as ResultChannelMessage);
         continue;
       }
       if (Atomics.wait(posted, 0, seen, RESULT_WAIT_MS) === 'timed-out') return;
     }
   };
-  results.on('message', (message: CallResultMessage) => {
+  results.on('message', (message: ResultChannelMessage) => {
     deliver(message);
     awaitResults();
   });
@@ -409,6 +429,11 @@ export function sandboxWorkerMain(
       } catch (error) {
         this.end(this.hostFailure(error));
       }
+    }
+
+    /** The host no longer wants this program: it ends now, its pending calls' results are ignored. */
+    cancel(): void {
+      this.end({ kind: 'cancelled' });
     }
 
     /** True while the program is pending on calls whose results have not come back. */
@@ -714,7 +739,13 @@ export function sandboxWorkerMain(
     // Nothing is disposed: the module is dropped whole.
   };
 
-  // Make the first sandbox at once, so the first program rarely waits for it; then warm the code paths up.
+  // Make the first sandbox at once, so the first program rarely waits for it; say the thread is up (the pool's
+  // `booted`); then warm the code paths up.
   prepareNext(Math.floor((64 * 1024 * 1024) / PAGE));
-  prepared?.sandbox.then(warmUp).catch(() => {});
+  prepared?.sandbox
+    .then(() => {
+      send({ type: 'ready' });
+      return warmUp();
+    })
+    .catch(() => {});
 }

@@ -1,4 +1,5 @@
 import { scanLiteralArguments } from './literal-arguments.js';
+import { TopLevelStatements } from './top-level-statements.js';
 
 /** Longest program read while it streams (its JSON-escaped text); past it, no more early calls are looked for. */
 const MAX_STREAMED_CHARACTERS = 1024 * 1024;
@@ -7,7 +8,8 @@ const MAX_STREAMED_CHARACTERS = 1024 * 1024;
  * Reads a code call's arguments (`{"code": "..."}`) as the model writes them, and reports each call of an eager
  * function whose argument is a complete literal (`get_order({ id: 'o1' })`) as soon as its `)` arrives. It only
  * proposes early starts: the program that runs is always the one read strictly from the complete arguments, and an
- * early call it does not make is discarded and reported. The program's string is decoded as far as it is complete
+ * early call it does not make is discarded and reported. It also reports where top-level statements close (for
+ * speculative prefix runs). The program's string is decoded as far as it is complete
  * (an escape cut in two waits for its second half).
  */
 export class StreamedProgram {
@@ -16,11 +18,15 @@ export class StreamedProgram {
   private program = '';
   private scannedUpTo = 0;
   private readonly pattern: RegExp;
+  private readonly statements = new TopLevelStatements();
+  private statementsReadUpTo = 0;
 
   constructor(
     /** Identifiers of the eager functions, and the tool each calls. */
     private readonly eager: ReadonlyMap<string, string>,
     private readonly onCall: (toolName: string, args: Record<string, unknown>) => void,
+    /** The program's text up to the last top-level statement that closed in a fragment (see `PrefixRuns`). */
+    private readonly onStatement?: (prefix: string) => void,
   ) {
     const names = [...eager.keys()].map((name) => name.replace(/\$/g, '\\$'));
     // A call by name, not a property access (`x.get_order(`) nor part of a longer name.
@@ -32,6 +38,13 @@ export class StreamedProgram {
     this.raw += fragment;
     this.decode();
     this.scan();
+    if (this.onStatement !== undefined && this.program.length > this.statementsReadUpTo) {
+      const closed = this.statements.append(this.program.slice(this.statementsReadUpTo));
+      this.statementsReadUpTo = this.program.length;
+      // Only the longest prefix matters: each one supersedes the one before.
+      const last = closed.at(-1);
+      if (last !== undefined) this.onStatement(this.program.slice(0, last));
+    }
   }
 
   /** Decodes more of the program's string: `decodedUpTo` is where the next raw character to decode is. */

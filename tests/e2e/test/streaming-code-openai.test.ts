@@ -87,16 +87,19 @@ describe('code mode through the openai SDK', () => {
     expect(started[0]?.id).toBe('list:open');
     expect(started[0]?.at).toBeLessThan(server.ended[0] as number);
     expect(events.indexOf('started list_orders')).toBeLessThan(events.indexOf('answer complete'));
-    // The program took that result (one list_orders call in all); get_order's arguments were not literal, so each
-    // ran when the program made it.
+    // The program took that result (one list_orders call in all). get_order's arguments are not literal: a
+    // speculative prefix run (the first two statements, once the second closed) may have started them while the
+    // stream went on, or the program made them itself, as the race went; either way each order was fetched once.
     expect(started.filter((start) => start.id.startsWith('list:'))).toHaveLength(1);
+    expect(started.filter((start) => !start.id.startsWith('list:')).map((start) => start.id)).toHaveLength(3);
     const [code] = results;
-    expect(code?.calls.map((call) => [call.toolName, call.early === true])).toEqual([
-      ['list_orders', true],
-      ['get_order', false],
-      ['get_order', false],
-      ['get_order', false],
+    expect(code?.calls.map((call) => call.toolName)).toEqual([
+      'list_orders',
+      'get_order',
+      'get_order',
+      'get_order',
     ]);
+    expect(code?.calls[0]?.early).toBe(true);
     expect(code?.unusedEarlyCalls).toEqual([]);
   });
 });
