@@ -5,10 +5,11 @@
 //   pre-started: the worker started as a streamed code call does it (`prewarmCodeSandbox()` when the call starts
 //   streaming), the program arriving PRESTART_MS later, as a model takes that long at least to write one;
 // - a later program (a warm worker of the pool), `return 1`, two ways: after a pause (the previous program ended
-//   PAUSE_MS earlier, so its worker has made the next sandbox, as between two model turns) and back to back (the
-//   next sandbox is still being made when the program arrives);
+//   PAUSE_MS earlier, so its worker has made the next sandbox and collected the last one, as between two model
+//   turns) and back to back (the program arrives as the last one ends);
 // - a tool call made from code, over the same call through `executeAction` alone: a program making K calls minus a
-//   program making none, per call, against K `executeAction` calls, per call (awaited one by one, and all at once);
+//   program making none, taken pair by pair (the two back to back), per call, against K `executeAction` calls, per
+//   call (awaited one by one, and all at once);
 // - the floors: an empty Node worker thread started in a fresh process; a message to it and back; a message to the
 //   host and an Atomics wake back (the way a call's result reaches a waiting program);
 // - the memory of an idle sandbox (the pool keeps up to two warm workers, each with the next program's sandbox made
@@ -27,6 +28,8 @@ import { fixed, median, table, verdict } from './report.mjs';
 const ROUNDS = 9;
 /** Programs per in-process block (their median is the round's figure). */
 const PROGRAMS_PER_BLOCK = 15;
+/** Pairs per round in the call-cost measures (a program of calls and an empty one, back to back). */
+const PAIRS_PER_BLOCK = 30;
 /** Calls per program in the call-cost measure. */
 const CALLS = 40;
 /** How long after the worker is started the pre-started first program arrives (ms). */
@@ -195,6 +198,23 @@ async function block(count, task) {
   return median(samples);
 }
 
+/**
+ * Median over `count` pairs of `task` less `baseline` (real ms), the two run back to back in each pair, in
+ * alternating order. A program's fixed cost moves from one run to the next (the worker collects the last sandbox's
+ * 16 MiB memory when it can), so the medians of two separate blocks, subtracted, left the 40-call figure anywhere
+ * from -3 to 115 µs per call in one run; a difference taken within each pair sees the same state on both sides.
+ */
+async function pairedBlock(count, task, baseline) {
+  const differences = [];
+  for (let index = 0; index < count; index++) {
+    const [first, second] = index % 2 === 0 ? [baseline, task] : [task, baseline];
+    const one = (await timed(first)).ms;
+    const other = (await timed(second)).ms;
+    differences.push(index % 2 === 0 ? other - one : one - other);
+  }
+  return median(differences);
+}
+
 /** Median CPU ms (every thread of the process) over a block of `count` runs of `task`. */
 async function cpuBlock(count, task) {
   const samples = [];
@@ -223,16 +243,17 @@ for (let round = 0; round < ROUNDS; round++) {
     pausedSamples.push((await timed(() => mustRun('return 1;'))).ms);
   }
   const pausedMs = median(pausedSamples);
-  const emptyMs = laterMs;
-  const sequentialMs = await block(PROGRAMS_PER_BLOCK, () => mustRun(sequentialCalls));
-  const parallelMs = await block(PROGRAMS_PER_BLOCK, () => mustRun(parallelCalls));
+  const empty = () => mustRun('return 1;');
+  // What a program of 40 calls takes beyond an empty one, pair by pair.
+  const sequentialMs = await pairedBlock(PAIRS_PER_BLOCK, () => mustRun(sequentialCalls), empty);
+  const parallelMs = await pairedBlock(PAIRS_PER_BLOCK, () => mustRun(parallelCalls), empty);
   const directSequentialMs = await block(PROGRAMS_PER_BLOCK, async () => {
     for (let n = 0; n < CALLS; n++) await executeAction(tools, action(n));
   });
   const directParallelMs = await block(PROGRAMS_PER_BLOCK, () =>
     Promise.all(Array.from({ length: CALLS }, (_, n) => executeAction(tools, action(n)))),
   );
-  const perCallUs = (programMs, directMs) => ((programMs - emptyMs - directMs) / CALLS) * 1000;
+  const perCallUs = (programMs, directMs) => ((programMs - directMs) / CALLS) * 1000;
   rounds.push({
     ...fresh,
     laterMs,
@@ -241,7 +262,7 @@ for (let round = 0; round < ROUNDS; round++) {
     sequentialOverUs: perCallUs(sequentialMs, directSequentialMs),
     parallelOverUs: perCallUs(parallelMs, directParallelMs),
     directUs: (directSequentialMs / CALLS) * 1000,
-    sequentialPerCallUs: ((sequentialMs - emptyMs) / CALLS) * 1000,
+    sequentialPerCallUs: (sequentialMs / CALLS) * 1000,
   });
 }
 await closeCodeSandboxes();
@@ -268,7 +289,7 @@ const memory = rounds.map((round) => round.idleSandboxBytes / 2 ** 20);
 
 console.log('## Code mode: the cost of the sandbox\n');
 console.log(
-  `\`@org/code-mode\` on real time, Node ${process.version}, ${os.cpus().length} CPUs, load average ${load} at the end (a loaded machine stretches real time: the CPU rows show the work itself, every thread of the process). ${ROUNDS} interleaved rounds: fresh processes (cold first program and idle-sandbox memory; pre-started first program; the floors), then blocks of ${PROGRAMS_PER_BLOCK} runs of each in-process measure (the block's median is the round's figure). Median (min–max over the rounds).\n`,
+  `\`@org/code-mode\` on real time, Node ${process.version}, ${os.cpus().length} CPUs, load average ${load} at the end (a loaded machine stretches real time: the CPU rows show the work itself, every thread of the process). ${ROUNDS} interleaved rounds: fresh processes (cold first program and idle-sandbox memory; pre-started first program; the floors), then blocks of ${PROGRAMS_PER_BLOCK} runs of each in-process measure (the block's median is the round's figure; a call's cost: the median over ${PAIRS_PER_BLOCK} pairs of a program of calls and an empty one, run back to back, of their difference). Median (min–max over the rounds).\n`,
 );
 table(
   ['measure', 'median (spread)'],
@@ -306,7 +327,7 @@ table(
     ],
     [`\`executeAction\` alone, per call, awaited one by one (µs)`, figure('directUs', 1).text],
     [
-      `a call from code, per call, awaited one by one (${CALLS} calls, program time less an empty program's) (µs)`,
+      `a call from code, per call, awaited one by one (${CALLS} calls, program time less an empty program's, pair by pair) (µs)`,
       figure('sequentialPerCallUs', 1).text,
     ],
     ['a call from code over `executeAction` alone, awaited one by one (µs)', sequential.text],
