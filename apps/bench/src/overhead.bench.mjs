@@ -282,6 +282,9 @@ const SLOW_ROUNDS = 2;
 const FAR = 5;
 const WARMUP_CPU_MICROS = 1_500_000;
 
+/** Unmeasured conversations before each sample (see `measure`): a tenth of the sample, at least one. */
+const settleOf = (repeat) => Math.max(1, Math.round(repeat / 10));
+
 /** The median and the interquartile range (25th to 75th percentile, linear interpolation) of numbers. */
 function spreadOf(values) {
   const sorted = [...values].sort((left, right) => left - right);
@@ -349,6 +352,10 @@ async function measure(contenders, steps, repeat, rounds, warmups, knownFar) {
         const index = order[(round + offset) % order.length];
         if (index !== 0 && round >= roundsOf[index]) continue;
         const run = contenders[index][1];
+        // Unmeasured first: the garbage the contender before left is collected in this contender's own runs, and its
+        // heap is in its own steady state when the sample starts. Without it, ours measured 40 to 260 µs per streamed
+        // step within one process, high whenever it ran right after the rival (which allocates about 4x more).
+        for (let settle = 0; settle < settleOf(repeatOf[index]); settle++) await run(steps);
         const before = process.cpuUsage();
         for (let repetition = 0; repetition < repeatOf[index]; repetition++) await run(steps);
         const value = cpuMicros(before) / (repeatOf[index] * steps);
@@ -359,10 +366,20 @@ async function measure(contenders, steps, repeat, rounds, warmups, knownFar) {
       for (const index of members) if (round < roundsOf[index]) ours[index].push(oursNow);
     }
   }
-  // ours / it, round by round: ours measured in the same round as it.
-  const paired = samples.map((values, index) =>
-    index === 0 ? values.map(() => 1) : values.map((value, round) => ours[index][round] / value),
-  );
+  // ours / it over two rounds at a time: ours measured in the same rounds as it, once before it and once after (the
+  // order rotates each round). Whichever runs second pays for some of the first one's garbage: in one process ours
+  // measured 41 to 60 µs per streamed step when it ran first and 74 to 85 when second, so a ratio per round mixed two
+  // levels and its median flipped between them from run to run.
+  const paired = samples.map((values, index) => {
+    if (index === 0) return values.map(() => 1);
+    const ratios = [];
+    for (let round = 0; round < values.length; round += 2) {
+      const rounds = values.slice(round, round + 2);
+      const oursThen = ours[index].slice(round, round + 2);
+      ratios.push(oursThen.reduce((a, b) => a + b, 0) / rounds.reduce((a, b) => a + b, 0));
+    }
+    return ratios;
+  });
   return { samples, paired, far };
 }
 
@@ -453,8 +470,10 @@ const sizes = quick
       // 600 conversations per sample: with 150, our samples (about 45 ms) were bimodal (interquartile range 26 to 67
       // µs per step; a sample that met a major collection doubled) and two runs' ratios differed by 9-20%; with 600
       // every sample spans several collections and the range narrowed to about ±6% (0.37 – 0.42 in one run).
-      { steps: 10, repeat: 600, rounds: 9, warmups: 300 },
-      { steps: 1000, repeat: 2, rounds: 11, warmups: 2 },
+      { steps: 10, repeat: 600, rounds: 10, warmups: 300 },
+      // Six warm-up runs: with two, ours was still being compiled in the first rounds (200 to 260 µs per streamed
+      // step, against 40 to 80 later).
+      { steps: 1000, repeat: 2, rounds: 12, warmups: 6 },
     ];
 
 const RACES = [
