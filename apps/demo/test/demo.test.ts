@@ -284,9 +284,13 @@ describe('the demo, end to end offline', () => {
     assertWellFormedXml(program);
     const steps = [...program.matchAll(/<rect class="step[^"]*" data-step="([^"]+)" data-status="(\w+)"/g)];
     // The list call started early (`early 1`): the program took its result as its first call; then one per invoice.
-    expect(steps.map((step) => [step[1], step[2]])).toEqual(
-      ['early 1', '#2', '#3', '#4', '#5', '#6'].map((id) => [id, 'success']),
-    );
+    // An invoice call starts early too when a prefix run of the program, made while the answer still streams, reaches
+    // it after the list's result came (a matter of timing: `early n`), else when the program runs (`#n`).
+    expect(steps.map((step) => step[2])).toEqual(Array(6).fill('success'));
+    expect(steps[0]?.[1]).toBe('early 1');
+    const rest = steps.slice(1).map((step) => step[1]);
+    for (const label of rest) expect(label).toMatch(/^(#|early )[2-6]$/);
+    expect(new Set(rest).size).toBe(5);
     expect(program).toMatch(/<rect class="step[^"]* early" data-step="early 1"/);
     expect(program.match(/<rect class="model-call" data-model-call="\d+"/g)).toHaveLength(2);
     const plans = readFileSync(join(outDir, 'invoices-plan.svg'), 'utf8');
