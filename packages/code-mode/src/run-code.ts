@@ -549,7 +549,9 @@ class CodeRun {
       return await executeAction(this.registry, call, {
         ...this.options.callOptions,
         signal,
-        validate: true,
+        // Validated and coerced above against this registry's tool (an unknown tool is refused either way): a second
+        // pass on every call would find nothing, as the plan executor's steps skip it too.
+        validate: false,
         // Approval was decided above, on these (coerced) arguments.
         requireApproval: false,
         ...(onEvent === undefined ? {} : { onEvent }),
