@@ -108,6 +108,22 @@ describe('createCodeModeTool', () => {
     expect(nested[0]?.type === 'tool-call-started' && nested[0].action.id).toBe('call_code/1');
   });
 
+  it("applies a schema's transform once to a call from the program", async () => {
+    const shout = defineTool({
+      name: 'shout',
+      description: 'Returns its text.',
+      input: z.object({ text: z.string().transform((text) => `${text}!`) }),
+      execute: ({ text }) => text,
+    });
+    const tools = new ToolRegistry([createCodeModeTool({ tools: [shout] })]);
+    const observation = await executeAction(tools, {
+      id: 'call_code',
+      toolName: CODE_MODE_TOOL_NAME,
+      args: { code: "return await shout({ text: 'hi' });" },
+    });
+    expect(JSON.parse(String(observation.output))).toMatchObject({ status: 'success', value: 'hi!' });
+  });
+
   it("isolates a throwing onEvent of its own: the program completes and the code call's progress is still told", async () => {
     const onEvent = (): void => {
       throw new Error('a listener bug');

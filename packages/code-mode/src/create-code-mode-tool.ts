@@ -130,10 +130,11 @@ export function createCodeModeTool(options: CodeModeToolOptions): Tool {
     // the call in process.
     if (typeof context.executeNested !== 'function') return undefined;
     return (action, { signal, onEvent }) =>
-      // Validation on; approval was decided by runCode (refused, or `approveCall`) on the same arguments.
+      // runCode validated and coerced the arguments and decided approval (refused, or `approveCall`) on them: they
+      // run as they are (validating again would apply a schema's transforms twice).
       context.executeNested(action, {
         signal,
-        validate: true,
+        validate: false,
         approved: true,
         ...(onEvent === undefined ? {} : { onEvent }),
       });

@@ -112,6 +112,17 @@ return { sum, failure };`,
     expect(result.calls[1]?.observation.status).toBe('error');
   });
 
+  it("applies a schema's transform once: the validated arguments run as they are", async () => {
+    const shout = defineTool({
+      name: 'shout',
+      description: 'Returns its text.',
+      input: z.object({ text: z.string().transform((text) => `${text}!`) }),
+      execute: ({ text }) => text,
+    });
+    const result = await runCode("return await shout({ text: 'hi' });", { tools: [shout] });
+    expect(result.value).toBe('hi!');
+  });
+
   it('refuses a tool that needs approval with plan mode advice, unless approveCall approves it', async () => {
     const program = `try { return await refund_order({ id: 'o1' }); } catch (error) { return error.message; }`;
     const refused = await runCode(program, { tools: shopTools });

@@ -55,8 +55,9 @@ export function durableCodeTool(options: DurableCodeToolOptions): Tool {
     const run = options.runView();
     return {
       // The program's runner validated and coerced the arguments and decided approval (refused, or `approveCall`)
-      // on exactly them; validating again here is a no-op for them and keeps the rule in one place for remote tools.
-      validate: true,
+      // on exactly them: they run as they are (validating again would apply a schema's transforms twice). A remote
+      // tool's service validates what it receives.
+      validate: false,
       requireApproval: false,
       now,
       ...(run === undefined ? {} : { run }),
