@@ -2,7 +2,7 @@ import type { RunEvent } from '@org/core';
 import { createToolPlanTool } from '@org/plan-executor';
 import { createReActPlanner, runAgent } from '@org/planner';
 import { countToolSpecTokens, createScriptedModel } from '@org/provider-scripted';
-import { defineTool, executeAction, ToolRegistry } from '@org/tools';
+import { defineTool, executeAction, type ToolExecutionContext, ToolRegistry } from '@org/tools';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { add, getOrder, listOrders, shopTools } from './__fixtures__/shop-tools.js';
@@ -106,6 +106,57 @@ describe('createCodeModeTool', () => {
     ).toBe(true);
     expect(nested.map((event) => event?.type)).toEqual(['tool-call-started', 'tool-call-finished']);
     expect(nested[0]?.type === 'tool-call-started' && nested[0].action.id).toBe('call_code/1');
+  });
+
+  it("ends the program before its call's deadline, counted from the call's timer, and tells what took effect", async () => {
+    let charged = 0;
+    const pay = defineTool({
+      name: 'pay',
+      description: 'Charges the card.',
+      input: z.object({}),
+      execute: () => ({ charged: ++charged }),
+    });
+    const slow = defineTool({
+      name: 'slow',
+      description: 'Takes its time.',
+      input: z.object({}),
+      execute: (_args, context) =>
+        new Promise((resolve) => {
+          const timer = setTimeout(() => resolve('late'), 5000);
+          context.signal.addEventListener('abort', () => clearTimeout(timer));
+        }),
+    });
+    const codeTool = createCodeModeTool({ tools: [pay, slow] });
+    const code = 'const paid = await pay({});\nawait slow({});\nreturn paid;';
+    // Through executeAction: the program's end comes first, so the model reads what took effect, not a bare timeout.
+    const observation = await executeAction(
+      new ToolRegistry([codeTool]),
+      { id: 'call_code', toolName: CODE_MODE_TOOL_NAME, args: { code } },
+      { timeoutMs: 1000 },
+    );
+    expect(observation.status).toBe('success');
+    const formatted = JSON.parse(String(observation.output));
+    expect(formatted).toMatchObject({ status: 'error', error: { code: 'code_limit_exceeded' } });
+    expect(String(observation.output)).toContain('wallTimeMs');
+    expect(String(observation.output)).toContain('"charged":1');
+    // As if the process had paused 700 ms between the call's timer starting and the program starting: the program
+    // ends within the 300 ms left (less its lead), not a whole wall time later.
+    const started = performance.now();
+    const output = await codeTool.execute({ code }, {
+      signal: new AbortController().signal,
+      toolCallId: 'call_late',
+      toolName: CODE_MODE_TOOL_NAME,
+      reportProgress: () => {},
+      injected: {},
+      timeoutMs: 1000,
+      deadlineAt: performance.now() + 300,
+    } as unknown as ToolExecutionContext);
+    expect(performance.now() - started).toBeLessThan(900);
+    expect(JSON.parse(String(output))).toMatchObject({
+      status: 'error',
+      error: { code: 'code_limit_exceeded' },
+    });
+    expect(charged).toBe(2);
   });
 
   it("applies a schema's transform once to a call from the program", async () => {

@@ -24,6 +24,7 @@ import {
   maxConcurrencyOption,
   type RunCodeOptions,
   runCode,
+  runCodeBy,
   toolsOption,
 } from './run-code.js';
 import { warmSandboxForProgram } from './sandbox-pool.js';
@@ -165,12 +166,13 @@ export function createCodeModeTool(options: CodeModeToolOptions): Tool {
     earlyCalls: EarlyCalls | undefined,
   ): Promise<string> => {
     const callTimeoutMs = context.timeoutMs;
-    const wallTimeMs =
+    const fromCall =
       callTimeoutMs === undefined || !Number.isFinite(callTimeoutMs)
-        ? limits.wallTimeMs
-        : Math.min(limits.wallTimeMs, programDeadline(callTimeoutMs));
+        ? undefined
+        : programDeadline(callTimeoutMs);
+    const wallTimeMs = fromCall === undefined ? limits.wallTimeMs : Math.min(limits.wallTimeMs, fromCall);
     const executeCall = executorFor(context);
-    const result = await runCode(String(args.code), {
+    const options: RunCodeOptions = {
       ...rest,
       tools,
       limits: { ...limits, wallTimeMs },
@@ -179,7 +181,14 @@ export function createCodeModeTool(options: CodeModeToolOptions): Tool {
       actionIdPrefix: `${context.toolCallId}/`,
       ...(executeCall === undefined ? {} : { executeCall }),
       ...(earlyCalls === undefined ? {} : { earlyCalls }),
-    });
+    };
+    // The program ends a little before the call's own deadline (`deadlineAt`, when the call's timer started), not
+    // counted from its own start: stripping types and starting a sandbox take time inside the call's.
+    const deadlineAt = context.deadlineAt;
+    const result =
+      fromCall === undefined || deadlineAt === undefined
+        ? await runCode(String(args.code), options)
+        : await runCodeBy(String(args.code), options, deadlineAt - (callTimeoutMs! - fromCall));
     onCodeResult?.(result, context.toolCallId);
     // Fitted to the call's output budget, so that no later cut can hide a failure. A failed program is still a
     // result (its status says so, with the calls that took effect), as a failed plan is.

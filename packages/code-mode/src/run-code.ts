@@ -168,7 +168,16 @@ export function maxConcurrencyOption(value: number | undefined): number {
  * result.value; // 42.5
  */
 export function runCode(source: string, options: RunCodeOptions): Promise<CodeResult> {
-  return runProgram(source, options, undefined);
+  return runProgram(source, options, undefined, undefined);
+}
+
+/**
+ * `runCode` that also ends the program by `endBy`, a time as `performance.now()` reads it (the code tool's, a little
+ * before its call's deadline), as if its wall time had passed: counted from the call, not from the program's start,
+ * so the time types take to strip and a sandbox to start cannot move the program's end past the call's.
+ */
+export function runCodeBy(source: string, options: RunCodeOptions, endBy: number): Promise<CodeResult> {
+  return runProgram(source, options, undefined, endBy);
 }
 
 /**
@@ -187,13 +196,14 @@ export function runSpeculativePrefix(
   options: Pick<RunCodeOptions, 'tools' | 'limits' | 'maxConcurrency' | 'signal'>,
   speculate: SpeculativeCall,
 ): Promise<CodeResult> {
-  return runProgram(source, { ...options, actionIdPrefix: 'prefix/' }, speculate);
+  return runProgram(source, { ...options, actionIdPrefix: 'prefix/' }, speculate, undefined);
 }
 
 async function runProgram(
   source: string,
   options: RunCodeOptions,
   speculate: SpeculativeCall | undefined,
+  endBy: number | undefined,
 ): Promise<CodeResult> {
   const registry = toolsOption(options.tools);
   const limits = resolveCodeLimits(options.limits);
@@ -232,7 +242,7 @@ async function runProgram(
   // process (the refusals are told from the worker's message handler, where a throw is uncaught).
   const isolated: RunCodeOptions =
     options.onEvent === undefined ? options : { ...options, onEvent: combineListeners(options.onEvent) };
-  const run = new CodeRun(registry, limits, maxConcurrency, isolated, speculate);
+  const run = new CodeRun(registry, limits, maxConcurrency, isolated, speculate, endBy);
   return run.start(stripped.javascript, functionsOf(registry), now, randomSeed, startedAt);
 }
 
@@ -273,6 +283,8 @@ class CodeRun {
     private readonly maxConcurrency: number,
     private readonly options: RunCodeOptions,
     private readonly speculate: SpeculativeCall | undefined,
+    /** When the program must have ended, on `performance.now()`'s clock, whatever wall time is left (`runCodeBy`). */
+    private readonly endBy: number | undefined,
   ) {}
 
   start(
@@ -307,7 +319,9 @@ class CodeRun {
         this.ended = true;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        if (worker === 'terminate') await session.terminate();
+        // A worker past its wall time is terminated without waiting for its thread to exit: its listener is already
+        // gone, so it reaches nothing, and the result must not wait (it may be due just before the call's deadline).
+        if (worker === 'terminate') void session.terminate();
         // The worker comes back to the pool on its own: the aborted run's result does not wait for it.
         else if (worker === 'cancel') void session.cancel(CANCEL_GRACE_MS);
         else session.release();
@@ -358,10 +372,18 @@ class CodeRun {
       if (this.speculate !== undefined) warmSandboxForProgram();
       timer = setTimeout(() => {
         void end(new CodeLimitError({ limit: 'wallTimeMs', maximum: this.limits.wallTimeMs }), 'terminate');
-      }, this.limits.wallTimeMs);
+      }, this.wallTimeLeft());
       if (signal?.aborted === true) onAbort();
       else signal?.addEventListener('abort', onAbort, { once: true });
     });
+  }
+
+  /** How long the program may still run: its wall time, or less when it must have ended by `endBy`. */
+  private wallTimeLeft(): number {
+    const wallTimeMs = this.limits.wallTimeMs;
+    return this.endBy === undefined
+      ? wallTimeMs
+      : Math.max(0, Math.min(wallTimeMs, this.endBy - performance.now()));
   }
 
   /** How the worker's outcome reads for the caller and the model. */

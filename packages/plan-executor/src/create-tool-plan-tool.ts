@@ -11,7 +11,7 @@ import {
 } from '@org/tools';
 import { systemClock } from './clock.js';
 import { describeOutputs } from './describe-outputs.js';
-import { checkPlanOptions, type ExecutePlanOptions, executePlan } from './execute-plan.js';
+import { checkPlanOptions, type ExecutePlanOptions, startPlan } from './execute-plan.js';
 import { formatPlanResult } from './format-plan-result.js';
 import { createInProcessStepRunner } from './in-process-step-runner.js';
 import { TOOL_PLAN_TOOL_NAME } from './plan.js';
@@ -112,15 +112,25 @@ export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
   const executeOptions: ExecutePlanOptions = { ...rest, tools };
   const outputs = description === undefined && withOutputs !== false ? describeOutputs(tools) : '';
 
-  /** The plan's deadline for this call: its own `timeoutMs`, shortened to end a little before the call's. */
-  const timeoutFor = (context: ToolExecutionContext): number | undefined => {
-    // The call's deadline (runAgent's toolTimeoutMs, the caller's timeoutMs) bounds the plan, which ends a little
-    // earlier: the model then learns what finished, instead of a bare timeout of the whole call.
+  const clock = executeOptions.clock ?? systemClock;
+  /**
+   * The plan's deadline for this call: its own `timeoutMs`, or a little before the call's deadline when that comes
+   * first. The time on the plan's clock is counted from the call's deadline itself (`context.deadlineAt`), so a pause
+   * before the plan starts cannot move its end past the call's; `timeoutMs` is what the result reports.
+   */
+  const deadlineFor = (context: ToolExecutionContext): { at: number; timeoutMs: number } | undefined => {
+    const now = clock.now();
+    const own =
+      checked.timeoutMs === undefined
+        ? undefined
+        : { at: now + checked.timeoutMs, timeoutMs: checked.timeoutMs };
     const callTimeoutMs = context.timeoutMs;
-    const fromCall = callTimeoutMs === undefined ? undefined : planDeadline(callTimeoutMs);
-    return fromCall === undefined
-      ? checked.timeoutMs
-      : Math.min(fromCall, checked.timeoutMs ?? Number.POSITIVE_INFINITY);
+    if (callTimeoutMs === undefined) return own;
+    const timeoutMs = planDeadline(callTimeoutMs);
+    // Read after the clock, so that a pause between the two readings moves the plan's end earlier, never later.
+    const left = context.deadlineAt === undefined ? callTimeoutMs : context.deadlineAt - performance.now();
+    const fromCall = { at: now + left - (callTimeoutMs - timeoutMs), timeoutMs };
+    return own === undefined || fromCall.at < own.at ? fromCall : own;
   };
   const listenerFor = (context: ToolExecutionContext): RunEventListener =>
     // The user's listeners first, isolated, so a throwing one never costs the call its progress.
@@ -153,23 +163,26 @@ export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
     // tool it may call is eager and needs no approval (the registry as it is now; register tools first).
     eager: tools.list().every((tool) => tool.eager && tool.needsApproval === false),
     execute: async (args: Record<string, unknown>, context) => {
-      const timeoutMs = timeoutFor(context);
-      const result = await executePlan(args, {
-        ...executeOptions,
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
-        runner: runner ?? nestedRunner(context, executeOptions.tools),
-        onEvent: listenerFor(context),
-        signal: context.signal,
-        actionIdPrefix: `${context.toolCallId}/`,
-        planId: context.toolCallId,
-      });
+      const deadline = deadlineFor(context);
+      const result = await startPlan(
+        args,
+        {
+          ...executeOptions,
+          ...(deadline === undefined ? {} : { timeoutMs: deadline.timeoutMs }),
+          runner: runner ?? nestedRunner(context, executeOptions.tools),
+          onEvent: listenerFor(context),
+          signal: context.signal,
+          actionIdPrefix: `${context.toolCallId}/`,
+          planId: context.toolCallId,
+        },
+        deadline?.at,
+      );
       return answer(result, context);
     },
     // While the model writes the plan: each step is added the moment its object is complete; steps of eager tools
     // start as soon as their inputs are ready, the others once the whole plan is known (`input.arguments`).
     executeStreaming: async (input, context) => {
-      const clock = executeOptions.clock ?? systemClock;
-      const timeoutMs = timeoutFor(context);
+      const deadline = deadlineFor(context);
       const plan = new StreamingPlan({
         tools,
         runner: runner ?? nestedRunner(context, tools),
@@ -181,8 +194,8 @@ export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
         signal: context.signal,
         approveStep: executeOptions.approveStep,
         planId: context.toolCallId,
-        deadline: timeoutMs === undefined ? undefined : clock.now() + timeoutMs,
-        timeoutMs,
+        deadline: deadline?.at,
+        timeoutMs: deadline?.timeoutMs,
         limits: checked.limits,
       });
       try {

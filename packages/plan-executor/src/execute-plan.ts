@@ -138,13 +138,26 @@ export function checkPlanOptions(options: Omit<ExecutePlanOptions, 'tools'>): Ch
  * console.log(result.status, formatPlanResult(result));
  */
 export function executePlan(plan: unknown, options: ExecutePlanOptions): Promise<PlanResult> {
+  return startPlan(plan, options, undefined);
+}
+
+/**
+ * `executePlan`, with the plan's deadline given as a time on its clock (`execute_tool_plan` derives it from its call's
+ * deadline) instead of counted from now; `timeoutMs` is then only what results report. Undefined: from `timeoutMs`.
+ */
+export function startPlan(
+  plan: unknown,
+  options: ExecutePlanOptions,
+  deadlineAt: number | undefined,
+): Promise<PlanResult> {
   // Not an async function: one promise per plan (the run's own), and invalid input still rejects, never throws.
   let run: PlanRun;
   try {
     const clock = options.clock ?? systemClock;
     const checked = checkPlanOptions(options);
     // The deadline counts from the call, so validation time is inside it.
-    const deadline = checked.timeoutMs === undefined ? undefined : clock.now() + checked.timeoutMs;
+    const deadline =
+      deadlineAt ?? (checked.timeoutMs === undefined ? undefined : clock.now() + checked.timeoutMs);
     // A plan validatePlan already accepted for these tools is run as it is (validatePlan would answer the same at
     // once, after checking the limits a second time: a cost paid on every call of a plan run many times).
     let graph = graphOf(plan);

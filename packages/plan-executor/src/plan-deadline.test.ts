@@ -1,4 +1,4 @@
-import { defineTool, executeAction, ToolRegistry } from '@org/tools';
+import { defineTool, executeAction, type ToolExecutionContext, ToolRegistry } from '@org/tools';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createTestTools } from './__fixtures__/test-tools.js';
@@ -81,5 +81,53 @@ describe("a plan's deadline keeps the finished steps", () => {
     });
     expect(String(observation.output)).not.toContain('narrower arguments');
     expect(charges).toBe(1);
+  });
+
+  it("counts the plan's end from its call's deadline (deadlineAt), not from when the plan started", async () => {
+    // As if the process had paused for 400 ms between the call's timer starting and the plan starting (descheduled,
+    // a garbage collection): 100 ms of the call's 500 are left, so the plan must end within them, not 490 ms later.
+    const planTool = createToolPlanTool({ tools: createTestTools() });
+    const plan = {
+      steps: [
+        { id: 'quick', tool: 'echo', arguments: { value: 'done' } },
+        { id: 'slow', tool: 'wait', arguments: { ms: 300, label: 'after $ref:quick' } },
+      ],
+    };
+    const context = (): ToolExecutionContext =>
+      ({
+        signal: new AbortController().signal,
+        toolCallId: 'call_2',
+        toolName: 'execute_tool_plan',
+        reportProgress: () => {},
+        injected: {},
+        timeoutMs: 500,
+        deadlineAt: performance.now() + 100,
+      }) as unknown as ToolExecutionContext;
+    const started = performance.now();
+    const output = await planTool.execute(plan, context());
+    const elapsed = performance.now() - started;
+    expect(JSON.parse(String(output))).toMatchObject({
+      status: 'partial',
+      results: { quick: 'done' },
+      errors: { slow: { status: 'timeout', code: 'plan_timeout' } },
+    });
+    // Ended 10 ms before the call's deadline (the lead of a 500 ms call), where the 300 ms step would have finished.
+    expect(elapsed).toBeLessThan(300);
+
+    // The same for a plan read while the model writes it.
+    const text = JSON.stringify(plan);
+    const input = Object.assign(
+      (async function* () {
+        yield text;
+      })(),
+      { arguments: Promise.resolve(plan) },
+    );
+    const streamStarted = performance.now();
+    const streamed = await planTool.executeStreaming!(input, context());
+    expect(performance.now() - streamStarted).toBeLessThan(300);
+    expect(JSON.parse(String(streamed))).toMatchObject({
+      status: 'partial',
+      errors: { slow: { status: 'timeout', code: 'plan_timeout' } },
+    });
   });
 });

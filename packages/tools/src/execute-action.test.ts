@@ -583,6 +583,7 @@ describe('executeAction: the tool context and its signal', () => {
           'injected',
           'reportProgress',
           'timeoutMs',
+          'deadlineAt',
           'outputBudgetBytes',
           'run',
           'toolCall',

@@ -412,6 +412,9 @@ export function createContext(
     injected,
     reportProgress: invocation.reportProgress,
     timeoutMs,
+    // Read just before the call's timer starts (the callers start it next): the timer ends no earlier, to within its
+    // millisecond resolution.
+    deadlineAt: timeoutMs === undefined ? undefined : performance.now() + timeoutMs,
   });
 }
 

@@ -26,6 +26,8 @@ export interface ExecutionContextSetup {
   readonly injected: Readonly<Record<string, unknown>>;
   readonly reportProgress: (progress: unknown) => void;
   readonly timeoutMs: number | undefined;
+  /** When the call's deadline passes on `performance.now()`'s clock (read before its timer starts), if it has one. */
+  readonly deadlineAt: number | undefined;
 }
 
 /**
@@ -61,6 +63,7 @@ export class ExecutionContext implements ToolExecutionContext {
   declare readonly reportProgress: (progress: unknown) => void;
   declare readonly executeNested: ToolExecutionContext['executeNested'];
   declare readonly timeoutMs: number | undefined;
+  declare readonly deadlineAt: number | undefined;
   declare readonly outputBudgetBytes: number;
   declare readonly run: ToolRunView | undefined;
   declare readonly toolCall: ToolCall | undefined;
@@ -74,6 +77,7 @@ export class ExecutionContext implements ToolExecutionContext {
     self.injected = setup.injected;
     self.reportProgress = setup.reportProgress;
     self.timeoutMs = setup.timeoutMs;
+    self.deadlineAt = setup.deadlineAt;
     self.outputBudgetBytes = setup.callerOptions.outputBudgetBytes ?? DEFAULT_OUTPUT_BUDGET_BYTES;
     const run = setup.callerOptions.run;
     self.run = run;

@@ -66,6 +66,14 @@ export interface ToolExecutionContext {
    */
   readonly timeoutMs?: number | undefined;
   /**
+   * When this call's deadline passes, as `performance.now()` reads time, or `undefined` when there is none. The
+   * call's timer starts before `execute` runs, so a tool that ends its own work before the deadline measures the time
+   * left from here (`deadlineAt - performance.now()`), never from its own start: a pause between the two (the process
+   * descheduled, a garbage collection) would otherwise move its end past the call's. Absent from contexts built by
+   * hand.
+   */
+  readonly deadlineAt?: number | undefined;
+  /**
    * The byte budget of this call's output in the model's context (the caller's `outputBudgetBytes`, default 50 000):
    * a tool that builds its own summary fits it, so that what matters is not cut off. Absent from contexts built by hand.
    */
