@@ -203,6 +203,7 @@ function spawn(): PooledWorker {
     const listener = pooled.listener;
     if (listener === undefined) return;
     if (message.type === 'call') listener.onCall(message);
+    else if (message.type === 'calls') for (const call of message.calls) listener.onCall(call);
     else listener.onDone(message);
   });
   // The host never listens on its end; closed once the worker is gone, whichever way it went.

@@ -82,6 +82,15 @@ export interface CallMessage {
   readonly args: string;
 }
 
+/**
+ * The calls the program made in one slice of its run (one `Promise.all` over a list, say), in the order it made
+ * them: one message for all of them, instead of one per call.
+ */
+export interface CallsMessage {
+  readonly type: 'calls';
+  readonly calls: readonly CallMessage[];
+}
+
 /** One `console` line. */
 export interface ConsoleEntry {
   readonly level: 'log' | 'info' | 'warn' | 'error' | 'debug';
@@ -125,4 +134,4 @@ export interface ReadyMessage {
 }
 
 /** The worker's messages. */
-export type WorkerMessage = CallMessage | DoneMessage | ReadyMessage;
+export type WorkerMessage = CallMessage | CallsMessage | DoneMessage | ReadyMessage;

@@ -5,6 +5,7 @@ import type {
   QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
 import type {
+  CallMessage,
   ConsoleEntry,
   DoneMessage,
   HostMessage,
@@ -208,24 +209,32 @@ export function sandboxWorkerMain(
     if (current !== undefined && current.runId === message.runId)
       current.settleCall(message.callId, message.json, message.error);
   };
+  /** Settles every result already posted; whether there was one. The program runs on them after (`pump`). */
+  const deliverPosted = (): boolean => {
+    let delivered = false;
+    for (let next = receiveMessageOnPort(results); next !== undefined; next = receiveMessageOnPort(results)) {
+      deliver(next.message as ResultChannelMessage);
+      delivered = true;
+    }
+    return delivered;
+  };
   /**
    * While the program waits for calls' results, the worker takes them from the result port as they are posted,
-   * blocked on the shared counter between them: no trip through the event loop per call. The counter is read before
-   * the port, so a result posted in between makes the wait return at once.
+   * blocked on the shared counter between them: no trip through the event loop per call. Every result already there
+   * is settled before the program runs again, so results that come together cost one run of its jobs, not one each.
+   * The counter is read before the port, so a result posted in between makes the wait return at once.
    */
   const awaitResults = (): void => {
     while (current?.waitingForCalls() === true) {
       const seen = Atomics.load(posted, 0);
-      const next = receiveMessageOnPort(results);
-      if (next !== undefined) {
-        deliver(next.message as ResultChannelMessage);
-        continue;
-      }
-      if (Atomics.wait(posted, 0, seen, RESULT_WAIT_MS) === 'timed-out') return;
+      if (deliverPosted()) current?.pump();
+      else if (Atomics.wait(posted, 0, seen, RESULT_WAIT_MS) === 'timed-out') return;
     }
   };
   results.on('message', (message: ResultChannelMessage) => {
     deliver(message);
+    deliverPosted();
+    current?.pump();
     awaitResults();
   });
 
@@ -345,6 +354,8 @@ export function sandboxWorkerMain(
     private readonly pages: number;
     private readonly limits: RunMessage['limits'];
     private readonly calls = new Map<number, QuickJSDeferredPromise>();
+    /** Calls made in the current slice, posted together when it ends (`postCalls`). */
+    private outbox: CallMessage[] = [];
     private readonly consoleEntries: ConsoleEntry[] = [];
     private consoleBytes = 0;
     private inputBytes = 0;
@@ -489,17 +500,20 @@ export function sandboxWorkerMain(
           handle.dispose();
         }
         deferred.dispose();
-        this.pump();
       } catch (failure) {
         this.end(this.hostFailure(failure));
       }
     }
 
-    /** Runs the program's pending jobs within its CPU budget, then sees where the program stands. */
-    private pump(): void {
+    /**
+     * Runs the program's pending jobs within its CPU budget, posts the calls they made in one message, then sees where
+     * the program stands.
+     */
+    pump(): void {
       if (this.ended || this.promise === undefined) return;
       const runtime = this.context.runtime;
       const jobs = this.slice(() => runtime.executePendingJobs());
+      this.postCalls();
       // A job that threw outside the program's promise; the stop reason, when there is one, says why.
       if (jobs.error !== undefined) jobs.error.dispose();
       if (this.stop !== undefined) {
@@ -563,8 +577,16 @@ export function sandboxWorkerMain(
       const callId = this.callCount;
       const deferred = context.newPromise();
       this.calls.set(callId, deferred);
-      send({ type: 'call', runId: this.runId, callId, toolName, args });
+      this.outbox.push({ type: 'call', runId: this.runId, callId, toolName, args });
       return deferred.handle;
+    }
+
+    /** Posts the calls made since the last post: one message however many there are, and none for none. */
+    private postCalls(): void {
+      const outbox = this.outbox;
+      if (outbox.length === 0) return;
+      this.outbox = [];
+      send(outbox.length === 1 ? outbox[0]! : { type: 'calls', calls: outbox });
     }
 
     onConsole(level: ConsoleEntry['level'], text: string): void {
@@ -706,6 +728,8 @@ export function sandboxWorkerMain(
 
     private end(outcome: SandboxOutcome): void {
       if (this.ended) return;
+      // Calls the program made before it ended reach the host before its outcome, as they took effect first.
+      this.postCalls();
       this.ended = true;
       // Pending calls' results that arrive later are ignored (`settleCall` checks `ended`); the module is dropped.
       finish(this.runId, this.pages, outcome, this.consoleEntries, this.cpuMs);
