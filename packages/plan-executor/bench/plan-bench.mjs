@@ -355,7 +355,7 @@ async function timePerStep(count, contenders) {
   const repetitions = Math.max(10, Math.round((quick ? 10_000 : 30_000) / count));
   for (const run of contenders) for (let warmup = 0; warmup < repetitions; warmup++) await run();
   const samples = contenders.map(() => []);
-  const batches = quick ? 5 : 15;
+  const batches = quick ? 5 : 31;
   for (let batch = 0; batch < batches; batch++) {
     for (let offset = 0; offset < contenders.length; offset++) {
       const index = (batch + offset) % contenders.length;
@@ -405,6 +405,11 @@ function measureInChild(count, set) {
     process.execPath,
     [
       '--expose-gc',
+      // process.cpuUsage counts every thread of the process, V8's concurrent GC threads too: their marking and
+      // sweeping landed in whichever block ran then, and one process in three measured the executor (and the
+      // baseline) 50-80% slower for a whole run. Collected on the main thread, each block pays for the garbage its
+      // own allocation collects: nine processes at 1000 steps measured 1.06x to 1.16x instead of 1.01x to 1.82x.
+      '--single-threaded-gc',
       fileURLToPath(import.meta.url),
       '--overhead-child',
       String(count),
@@ -465,7 +470,7 @@ if (wanted('makespan')) {
 const TARGET_PROCESSES = quick ? 1 : 9;
 if (wanted('overhead')) {
   console.log(
-    `## Per-step overhead with no-op tools (CPU µs per step, process.cpuUsage: contenders interleaved block by block, ${quick ? 5 : 15} rounds, each set in a fresh process; ratio: median of the per-round ratios; the target's ratio: the median of ${TARGET_PROCESSES} fresh processes, min – max across them beside it)\n`,
+    `## Per-step overhead with no-op tools (CPU µs per step, process.cpuUsage: contenders interleaved block by block, ${quick ? 5 : 31} rounds, each set in a fresh process with single-threaded GC; ratio: median of the per-round ratios; the target's ratio: the median of ${TARGET_PROCESSES} fresh processes, min – max across them beside it)\n`,
   );
   console.log(
     '| steps | Promise DAG baseline | this executor, validated plan | ratio | ratio min – max (processes) | this executor, plan validated in the call | ratio | default runner (executeAction) |',
