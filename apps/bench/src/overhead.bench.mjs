@@ -24,7 +24,11 @@ const quick = process.argv.includes('--quick');
 /** Fresh processes per race and size with every contender, for the tables (see measureInProcesses). */
 const PROCESSES = quick ? 1 : 2;
 /** Fresh processes per race and size with ours and the rival only, for the judged ratio (see measurePair). */
-const PAIR_PROCESSES = quick ? 1 : 9;
+/**
+ * Fresh processes per judged pair. A 1000-step process settles further from the others (its pair medians spread
+ * ±10% within one run, against ±5% at 10 steps), and with 9 of them two runs' medians were 6.4% apart: it takes 15.
+ */
+const pairProcessesOf = (size) => (quick ? 1 : size.steps >= 1000 ? 15 : 9);
 const childTask = process.argv.find((argument) => argument.startsWith('--child='))?.slice('--child='.length);
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -402,14 +406,18 @@ function runChildren(count, task) {
 }
 
 /**
- * The judged ratio: ours against one rival in `PAIR_PROCESSES` fresh processes that run nothing else (warm-up and
+ * The judged ratio: ours against one rival in `pairProcessesOf(size)` fresh processes that run nothing else (warm-up and
  * rounds of the two only), the median of the processes' paired medians with their min – max. In the processes of
  * every contender, code the frameworks share (zod, the web-stream classes) is compiled for whichever ran first, and
  * the rival's own CPU per step moved from 55 to 81 µs between two full runs of the same code: the judged figure now
  * depends on nothing but the pair, and on more processes.
  */
 function measurePair(raceIndex, sizeIndex, rival) {
-  const perProcess = runChildren(PAIR_PROCESSES, { race: raceIndex, size: sizeIndex, only: [0, rival] });
+  const perProcess = runChildren(pairProcessesOf(sizes[sizeIndex]), {
+    race: raceIndex,
+    size: sizeIndex,
+    only: [0, rival],
+  });
   const pairedMedians = perProcess.map((one) => median(one.paired[1]));
   return {
     ours: median(perProcess.map((one) => median(one.samples[0]))),
@@ -556,7 +564,7 @@ for (const [raceIndex, race] of RACES.entries()) {
           far?.[index] === true
             ? `${name} (far: ${SLOW_ROUNDS} short rounds, not judged)`
             : index === rival
-              ? `${name} (the rival: ratio from its ${PAIR_PROCESSES} pair processes)`
+              ? `${name} (the rival: ratio from its ${pairProcessesOf(size)} pair processes)`
               : name,
           fixed(measured[index].median, 1),
           `${fixed(measured[index].low, 1)} – ${fixed(measured[index].high, 1)}`,
@@ -572,7 +580,7 @@ for (const [raceIndex, race] of RACES.entries()) {
 
 console.log('### Target: no slower than the fastest of them\n');
 console.log(
-  `Judged on ours against the fastest other (by median µs in the tables above) in ${PAIR_PROCESSES} more fresh process${PAIR_PROCESSES === 1 ? '' : 'es'}, each running the two of them only (warm-up and rounds alike): the median of those processes' paired medians, with their min – max beside it, and each side's CPU µs per step (median of the processes).\n`,
+  `Judged on ours against the fastest other (by median µs in the tables above) in ${sizes.map((size) => `${pairProcessesOf(size)} (${size.steps} steps)`).join(' or ')} more fresh processes, each running the two of them only (warm-up and rounds alike): the median of those processes' paired medians, with their min – max beside it, and each side's CPU µs per step (median of the processes).\n`,
 );
 table(
   ['target', 'ours / fastest (min – max across the pair processes); CPU µs per step, ours / it', 'result'],
