@@ -97,6 +97,29 @@ return { unpaid: orders.filter((o) => !o.paid).reduce((sum, o) => sum + o.total,
     expect(limitedGate.peak()).toBe(2);
   });
 
+  it('starts a call the program made before computing beside the computation, not after it', async () => {
+    const started = new Map<string, number>();
+    const mark = defineTool({
+      name: 'mark',
+      description: 'Records when it started.',
+      input: z.object({ label: z.string() }),
+      execute: ({ label }) => {
+        started.set(label, performance.now());
+        return label;
+      },
+    });
+    // The calls of one slice go to the host together; one made before a long computation must not wait for its end.
+    const result = await runCode(
+      "const first = mark({ label: 'before' });\n" +
+        'let total = 0;\nfor (let i = 0; i < 5e6; i++) total += i % 7;\n' +
+        "await mark({ label: 'after' });\nreturn [await first, total > 0];",
+      { tools: [mark], limits: { cpuTimeMs: 10_000 } },
+    );
+    expect(result.value).toEqual(['before', true]);
+    // The computation takes well over 50 ms in the sandbox; the first call ran while it did.
+    expect(started.get('after')! - started.get('before')!).toBeGreaterThan(50);
+  });
+
   it('validates and coerces every call as a plan step does, and hands failures to the program as ToolCallError', async () => {
     const result = await runCode(
       `const sum = await add({ a: '2', b: 3 });

@@ -94,6 +94,11 @@ export function sandboxWorkerMain(
    * behind it. `worker.terminate()` interrupts the wait.
    */
   const RESULT_WAIT_MS = 50;
+  /**
+   * How long a call the program made may wait to be posted with the others of its slice (a `Promise.all` makes them
+   * microseconds apart): a call made before a long computation is not held back for all of it.
+   */
+  const OUTBOX_HOLD_MS = 1;
   const PAGE = 65_536;
   // QuickJS's module asks for this much at start (16 MiB); a memory may not start smaller.
   const INITIAL_PAGES = 256;
@@ -356,6 +361,8 @@ export function sandboxWorkerMain(
     private readonly calls = new Map<number, QuickJSDeferredPromise>();
     /** Calls made in the current slice, posted together when it ends (`postCalls`). */
     private outbox: CallMessage[] = [];
+    /** When the first call in the outbox was made. */
+    private outboxSince = 0;
     private readonly consoleEntries: ConsoleEntry[] = [];
     private consoleBytes = 0;
     private inputBytes = 0;
@@ -399,6 +406,8 @@ export function sandboxWorkerMain(
           this.sampledAt = now;
           this.sampleMemory();
         }
+        // A call made before the program computes for a while goes now, to run beside the computation.
+        if (this.outbox.length > 0 && now - this.outboxSince > OUTBOX_HOLD_MS) this.postCalls();
         return this.stop !== undefined || now > this.sliceDeadline;
       });
     }
@@ -577,11 +586,15 @@ export function sandboxWorkerMain(
       const callId = this.callCount;
       const deferred = context.newPromise();
       this.calls.set(callId, deferred);
+      if (this.outbox.length === 0) this.outboxSince = performance.now();
       this.outbox.push({ type: 'call', runId: this.runId, callId, toolName, args });
       return deferred.handle;
     }
 
-    /** Posts the calls made since the last post: one message however many there are, and none for none. */
+    /**
+     * Posts the calls made since the last post: one message however many there are, and none for none. Called when
+     * a slice of the program ends, and from the interrupt handler once a call has waited `OUTBOX_HOLD_MS`.
+     */
     private postCalls(): void {
       const outbox = this.outbox;
       if (outbox.length === 0) return;
