@@ -8,6 +8,7 @@ import {
 import {
   defineTool,
   executeAction,
+  ownWorkDeadline,
   type Tool,
   type ToolExecutionContext,
   type ToolRegistry,
@@ -77,15 +78,6 @@ export interface CodeModeToolOptions
 
 /** Speculative prefix runs per streamed program unless {@link CodeModeToolOptions.maxPrefixRuns} says otherwise. */
 export const DEFAULT_MAX_PREFIX_RUNS = 32;
-
-/**
- * How much earlier than its call's deadline a program ends, so that its summary (with the calls that took effect)
- * is returned before the call itself is stopped: 2% of the deadline, between 5 and 100 ms, as a plan does.
- */
-function programDeadline(callTimeoutMs: number): number {
-  const margin = Math.min(100, Math.max(5, callTimeoutMs * 0.02));
-  return Math.max(1, Math.floor(callTimeoutMs > 2 * margin ? callTimeoutMs - margin : callTimeoutMs / 2));
-}
 
 function inputSchema(): JsonSchema {
   return {
@@ -165,12 +157,11 @@ export function createCodeModeTool(options: CodeModeToolOptions): Tool {
     context: ToolExecutionContext,
     earlyCalls: EarlyCalls | undefined,
   ): Promise<string> => {
-    const callTimeoutMs = context.timeoutMs;
-    const fromCall =
-      callTimeoutMs === undefined || !Number.isFinite(callTimeoutMs)
-        ? undefined
-        : programDeadline(callTimeoutMs);
-    const wallTimeMs = fromCall === undefined ? limits.wallTimeMs : Math.min(limits.wallTimeMs, fromCall);
+    const deadline = ownWorkDeadline(context);
+    const wallTimeMs =
+      deadline === undefined
+        ? limits.wallTimeMs
+        : Math.min(limits.wallTimeMs, Math.max(1, Math.floor(deadline.timeoutMs)));
     const executeCall = executorFor(context);
     const options: RunCodeOptions = {
       ...rest,
@@ -182,13 +173,12 @@ export function createCodeModeTool(options: CodeModeToolOptions): Tool {
       ...(executeCall === undefined ? {} : { executeCall }),
       ...(earlyCalls === undefined ? {} : { earlyCalls }),
     };
-    // The program ends a little before the call's own deadline (`deadlineAt`, when the call's timer started), not
-    // counted from its own start: stripping types and starting a sandbox take time inside the call's.
-    const deadlineAt = context.deadlineAt;
+    // The program ends a little before the call's own deadline, counted from when the call's timer started, not from
+    // its own start: stripping types and starting a sandbox take time inside the call's.
     const result =
-      fromCall === undefined || deadlineAt === undefined
+      deadline?.endsAt === undefined
         ? await runCode(String(args.code), options)
-        : await runCodeBy(String(args.code), options, deadlineAt - (callTimeoutMs! - fromCall));
+        : await runCodeBy(String(args.code), options, deadline.endsAt);
     onCodeResult?.(result, context.toolCallId);
     // Fitted to the call's output budget, so that no later cut can hide a failure. A failed program is still a
     // result (its status says so, with the calls that took effect), as a failed plan is.

@@ -2,6 +2,7 @@ import { combineListeners, type JsonSchema, type RunEvent, type RunEventListener
 import {
   defineTool,
   InvalidToolOptionError,
+  ownWorkDeadline,
   type Tool,
   type ToolExecutionContext,
   type ToolMediaPart,
@@ -64,15 +65,6 @@ export const TOOL_PLAN_DESCRIPTION =
   '($$ for $). Steps using a failed step are skipped. ' +
   'Returns the results of steps no step uses, or of output_steps: [ID].';
 
-/**
- * How much earlier than its call's deadline a plan ends its steps, so that its summary is returned before the call
- * is stopped: 2% of the deadline, between 5 and 100 ms (half the deadline when that is shorter).
- */
-function planDeadline(callTimeoutMs: number): number {
-  const margin = Math.min(100, Math.max(5, callTimeoutMs * 0.02));
-  return callTimeoutMs > 2 * margin ? callTimeoutMs - margin : callTimeoutMs / 2;
-}
-
 // Every token here is paid on each request that offers the tool: the description teaches the shape, and the schema
 // only says what it must be. Both forms of `steps` pass (the object the description teaches, and the list); the plan
 // reader checks each step, with messages that say how to fix it.
@@ -124,12 +116,11 @@ export function createToolPlanTool(options: ToolPlanToolOptions): Tool {
       checked.timeoutMs === undefined
         ? undefined
         : { at: now + checked.timeoutMs, timeoutMs: checked.timeoutMs };
-    const callTimeoutMs = context.timeoutMs;
-    if (callTimeoutMs === undefined) return own;
-    const timeoutMs = planDeadline(callTimeoutMs);
+    const call = ownWorkDeadline(context);
+    if (call === undefined) return own;
     // Read after the clock, so that a pause between the two readings moves the plan's end earlier, never later.
-    const left = context.deadlineAt === undefined ? callTimeoutMs : context.deadlineAt - performance.now();
-    const fromCall = { at: now + left - (callTimeoutMs - timeoutMs), timeoutMs };
+    const left = call.endsAt === undefined ? call.timeoutMs : call.endsAt - performance.now();
+    const fromCall = { at: now + left, timeoutMs: call.timeoutMs };
     return own === undefined || fromCall.at < own.at ? fromCall : own;
   };
   const listenerFor = (context: ToolExecutionContext): RunEventListener =>

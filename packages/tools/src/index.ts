@@ -43,6 +43,7 @@ export {
 export { type FormatObservationOptions, formatObservationForModel } from './format-observation.js';
 export { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS } from './limits.js';
 export { normalizeJsonSchema } from './normalize-json-schema.js';
+export { type OwnWorkDeadline, ownWorkDeadline } from './own-work-deadline.js';
 export {
   type ParseToolArgumentsError,
   type ParseToolArgumentsOptions,
