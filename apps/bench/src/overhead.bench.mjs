@@ -29,6 +29,15 @@ const PROCESSES = quick ? 1 : 2;
  * ±10% within one run, against ±5% at 10 steps), and with 9 of them two runs' medians were 6.4% apart: it takes 15.
  */
 const pairProcessesOf = (size) => (quick ? 1 : size.steps >= 1000 ? 15 : 9);
+/**
+ * Fresh processes per far contender (see FAR), each running it and ours only. Measured in the processes of every
+ * contender, 2 short rounds each, their ratios moved 6.6% to 11.2% between two full runs: too few draws of a
+ * contender whose own CPU per step spreads ±7% within a run (the AI SDK's at 1000 steps, with the history growing).
+ */
+const FAR_PAIR_PROCESSES = quick ? 1 : 5;
+/** Rounds per far pair process (two ratios over two rounds each), and the far contender's sample: a tenth of ours. */
+const FAR_ROUNDS = quick ? 2 : 4;
+const farRepeatOf = (repeat) => Math.max(1, Math.round(repeat / 10));
 const childTask = process.argv.find((argument) => argument.startsWith('--child='))?.slice('--child='.length);
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -279,10 +288,10 @@ const cpuMicros = (before) => {
 
 /**
  * A contender whose warm-up cost more than `FAR` times the cheapest one's is far from the race the target decides (a
- * ratio of 0.2 or less, whatever the noise): it gets `SLOW_ROUNDS` samples, the others `rounds`, which keeps the
- * run short without losing precision where it matters.
+ * ratio of 0.2 or less, whatever the noise): the processes of every contender only warm it up (to find it far), and
+ * its figures come from its own pair processes with ours (`measureFar`), each of `FAR_ROUNDS` rounds of a tenth of
+ * the conversations. That keeps the run short: it costs 10 to 75 times ours per step.
  */
-const SLOW_ROUNDS = 2;
 const FAR = 5;
 const WARMUP_CPU_MICROS = 1_500_000;
 
@@ -307,7 +316,7 @@ function spreadOf(values) {
  * seconds apart, and the median of those per-round ratios is what a target is judged on (a ratio of medians mixes
  * rounds measured under different loads).
  */
-async function measure(contenders, steps, repeat, rounds, warmups, knownFar) {
+async function measure(contenders, steps, repeat, rounds, warmups, knownFar, farPair = false) {
   const warmupCost = [];
   for (const [index, [, run]] of contenders.entries()) {
     const before = process.cpuUsage();
@@ -332,9 +341,14 @@ async function measure(contenders, steps, repeat, rounds, warmups, knownFar) {
   const far = warmupCost.map(
     (cost, index) => index !== rival && (knownFar?.[index] === true || cost > FAR * cheapest),
   );
-  const roundsOf = far.map((isFar) => (isFar ? Math.min(rounds, SLOW_ROUNDS) : rounds));
-  // A far contender's figure is reported, not judged: a quarter of the conversations per sample keeps its seconds down.
-  const repeatOf = far.map((isFar) => (isFar ? Math.max(1, Math.round(repeat / 4)) : repeat));
+  // A far contender is measured in its own pair processes (farPair: ours, then it), not beside every contender.
+  const roundsOf = far.map((isFar, index) =>
+    isFar ? 0 : farPair && index === 1 ? Math.min(rounds, FAR_ROUNDS) : rounds,
+  );
+  const repeatOf = contenders.map((_, index) => (farPair && index === 1 ? farRepeatOf(repeat) : repeat));
+  // Unmeasured conversations before each sample: a far contender's own garbage dwarfs what ours leaves, so it starts
+  // its sample at once (at 1000 steps one of its conversations takes seconds).
+  const settleCount = (index) => (farPair && index === 1 ? 0 : settleOf(repeatOf[index]));
   const samples = contenders.map(() => []);
   const ours = contenders.map(() => []);
   // Two phases. First ours and the rival alone, round by round: the pair the target judges, with nothing else's
@@ -359,7 +373,7 @@ async function measure(contenders, steps, repeat, rounds, warmups, knownFar) {
         // Unmeasured first: the garbage the contender before left is collected in this contender's own runs, and its
         // heap is in its own steady state when the sample starts. Without it, ours measured 40 to 260 µs per streamed
         // step within one process, high whenever it ran right after the rival (which allocates about 4x more).
-        for (let settle = 0; settle < settleOf(repeatOf[index]); settle++) await run(steps);
+        for (let settle = 0; settle < settleCount(index); settle++) await run(steps);
         const before = process.cpuUsage();
         for (let repetition = 0; repetition < repeatOf[index]; repetition++) await run(steps);
         const value = cpuMicros(before) / (repeatOf[index] * steps);
@@ -412,16 +426,19 @@ function runChildren(count, task) {
  * the rival's own CPU per step moved from 55 to 81 µs between two full runs of the same code: the judged figure now
  * depends on nothing but the pair, and on more processes.
  */
-function measurePair(raceIndex, sizeIndex, rival) {
-  const perProcess = runChildren(pairProcessesOf(sizes[sizeIndex]), {
+function measurePair(raceIndex, sizeIndex, rival, farPair = false) {
+  const perProcess = runChildren(farPair ? FAR_PAIR_PROCESSES : pairProcessesOf(sizes[sizeIndex]), {
     race: raceIndex,
     size: sizeIndex,
     only: [0, rival],
+    farPair,
   });
   const pairedMedians = perProcess.map((one) => median(one.paired[1]));
   return {
     ours: median(perProcess.map((one) => median(one.samples[0]))),
     it: median(perProcess.map((one) => median(one.samples[1]))),
+    spread: spreadOf(perProcess.flatMap((one) => one.samples[1])),
+    rounds: perProcess.reduce((total, one) => total + one.samples[1].length, 0),
     paired: {
       median: median(pairedMedians),
       low: Math.min(...pairedMedians),
@@ -494,7 +511,7 @@ const RACES = [
 
 // A measuring process (measureInProcesses): one race at one size, its raw rounds as one JSON line, nothing else.
 if (childTask !== undefined) {
-  const { race, size, knownFar, only } = JSON.parse(childTask);
+  const { race, size, knownFar, only, farPair } = JSON.parse(childTask);
   const { steps, repeat, rounds, warmups } = sizes[size];
   const contenders = RACES[race].contenders;
   const measurement = await measure(
@@ -504,6 +521,7 @@ if (childTask !== undefined) {
     rounds,
     warmups,
     knownFar ?? undefined,
+    farPair === true,
   );
   process.stdout.write(`${JSON.stringify(measurement)}\n`);
   process.exit(0);
@@ -523,7 +541,7 @@ console.log(
   'tool calls). CPU time (`process.cpuUsage`, user + system) per step, after warm-up runs. First ours and the fastest other (the rival the target is judged against) alone, then each other contender against ours; in each round every',
 );
 console.log(
-  `contender runs once, in a rotating order; a process's ours / it is the median of its per-round ratios (both sides of each ratio measured seconds apart, under the same load), and each race is measured in ${PROCESSES} fresh process${PROCESSES === 1 ? '' : 'es'}: the figure is the **median of the processes' paired medians**, with their min – max beside it (one process alone settled up to 40% away from another). A contender more than ${FAR}x costlier than the cheapest in the warm-up runs only the first ${SLOW_ROUNDS} rounds, each of a quarter of the conversations (it is far from the race the target decides), unless it is the cheapest of the others. The µs move with the machine's load; the paired ratios hold. Versions: ai 6.0.322, @langchain/core 1.4.0, langchain 1.5.14.\n`,
+  `contender runs once, in a rotating order; a process's ours / it is the median of its per-round ratios (both sides of each ratio measured seconds apart, under the same load), and each race is measured in ${PROCESSES} fresh process${PROCESSES === 1 ? '' : 'es'}: the figure is the **median of the processes' paired medians**, with their min – max beside it (one process alone settled up to 40% away from another). A contender more than ${FAR}x costlier than the cheapest in the warm-up (far from the race the target decides, unless it is the cheapest of the others) is measured in ${FAR_PAIR_PROCESSES} more fresh processes of its own with ours, ${FAR_ROUNDS} rounds each, its samples a tenth of the conversations: its row is from those, marked "far", not judged. The µs move with the machine's load; the paired ratios hold. Versions: ai 6.0.322, @langchain/core 1.4.0, langchain 1.5.14.\n`,
 );
 
 const results = [];
@@ -534,16 +552,27 @@ for (const [raceIndex, race] of RACES.entries()) {
     const measurement = measureInProcesses(raceIndex, sizeIndex, far);
     const measured = measurement.measured;
     far = measurement.far;
-    // The rival the target is judged against: the fastest other by median µs in the processes of every contender.
-    const rival =
-      1 +
-      measured
-        .slice(1)
-        .reduce((best, value, index, all) => (value.median < all[best].median ? index : best), 0);
+    // The rival the target is judged against: the fastest other by median µs in the processes of every contender
+    // (a far contender is never the fastest; its rounds are in its own processes).
+    const rival = measured
+      .map((value, index) => ({ value, index }))
+      .filter(({ index }) => index !== 0 && far[index] !== true)
+      .reduce((best, next) => (next.value.median < best.value.median ? next : best)).index;
     const pair = measurePair(raceIndex, sizeIndex, rival);
+    // Each far contender from its own pair processes: µs, spread, rounds and ratio alike.
+    for (const [index, isFar] of far.entries()) {
+      if (!isFar) continue;
+      const farPair = measurePair(raceIndex, sizeIndex, index, true);
+      measured[index] = {
+        ...farPair.spread,
+        median: farPair.it,
+        rounds: farPair.rounds,
+        paired: farPair.paired,
+      };
+    }
     results.push({ race, size, measured, rival, pair });
     console.log(
-      `### ${size.steps}-step conversations, ${race.name} (${size.repeat} per sample, ${size.rounds} rounds in each of ${PROCESSES} fresh process${PROCESSES === 1 ? '' : 'es'}, up to ${size.warmups} warm-up runs or ${WARMUP_CPU_MICROS / 1e6} s of CPU each per process; history grows to ${2 * size.steps + 2} messages)\n`,
+      `### ${size.steps}-step conversations, ${race.name} (${size.repeat} per sample, ${size.rounds} rounds in each of ${PROCESSES} fresh process${PROCESSES === 1 ? '' : 'es'}, far contenders ${farRepeatOf(size.repeat)} per sample, ${Math.min(size.rounds, FAR_ROUNDS)} rounds in each of ${FAR_PAIR_PROCESSES} of their own; up to ${size.warmups} warm-up runs or ${WARMUP_CPU_MICROS / 1e6} s of CPU each per process; history grows to ${2 * size.steps + 2} messages)\n`,
     );
     table(
       [
@@ -557,12 +586,12 @@ for (const [raceIndex, race] of RACES.entries()) {
       contenders.map(([name], index) => {
         // The rival's ratio is the one measured in its own pair processes (below): the same two contenders, measured
         // in more processes with nothing else beside them. In the processes of every contender it moved by up to 21%
-        // between two runs while the pair's held within 5%. A far contender's few short rounds show its scale (its
-        // ratio moved by up to 27% between two runs); no target is judged on it.
+        // between two runs while the pair's held within 5%. A far contender's row is from its own pair processes; no
+        // target is judged on it.
         const paired = index === rival ? pair.paired : measured[index].paired;
         return [
           far?.[index] === true
-            ? `${name} (far: ${SLOW_ROUNDS} short rounds, not judged)`
+            ? `${name} (far: its ${FAR_PAIR_PROCESSES} pair processes, not judged)`
             : index === rival
               ? `${name} (the rival: ratio from its ${pairProcessesOf(size)} pair processes)`
               : name,
