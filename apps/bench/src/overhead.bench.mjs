@@ -25,10 +25,11 @@ const quick = process.argv.includes('--quick');
 const PROCESSES = quick ? 1 : 2;
 /** Fresh processes per race and size with ours and the rival only, for the judged ratio (see measurePair). */
 /**
- * Fresh processes per judged pair. A 1000-step process settles further from the others (its pair medians spread
- * ±10% within one run, against ±5% at 10 steps), and with 9 of them two runs' medians were 6.4% apart: it takes 15.
+ * Fresh processes per judged pair. With 9, two runs' medians were 6.4% apart at 1000 steps (pair medians spread ±10%
+ * within one run) and, in a later pair of runs, 5.7% apart at 10 steps (0.402x / 0.379x, processes 0.373 – 0.446):
+ * it takes 15 at every size.
  */
-const pairProcessesOf = (size) => (quick ? 1 : size.steps >= 1000 ? 15 : 9);
+const pairProcessesOf = () => (quick ? 1 : 15);
 /**
  * Fresh processes per far contender (see FAR), each running it and ours only. Measured in the processes of every
  * contender, 2 short rounds each, their ratios moved 6.6% to 11.2% between two full runs: too few draws of a
