@@ -23,13 +23,12 @@ import { fixed, median, table, verdict } from './report.mjs';
 const quick = process.argv.includes('--quick');
 /** Fresh processes per race and size with every contender, for the tables (see measureInProcesses). */
 const PROCESSES = quick ? 1 : 2;
-/** Fresh processes per race and size with ours and the rival only, for the judged ratio (see measurePair). */
 /**
- * Fresh processes per judged pair. With 9, two runs' medians were 6.4% apart at 1000 steps (pair medians spread ±10%
+ * Fresh processes per judged pair, ours and the rival only (see measurePair). With 9, two runs' medians were 6.4% apart at 1000 steps (pair medians spread ±10%
  * within one run) and, in a later pair of runs, 5.7% apart at 10 steps (0.402x / 0.379x, processes 0.373 – 0.446):
  * it takes 15 at every size.
  */
-const pairProcessesOf = () => (quick ? 1 : 15);
+const PAIR_PROCESSES = quick ? 1 : 15;
 /**
  * Fresh processes per far contender (see FAR), each running it and ours only. Measured in the processes of every
  * contender, 2 short rounds each, their ratios moved 6.6% to 11.2% between two full runs: too few draws of a
@@ -290,7 +289,7 @@ const cpuMicros = (before) => {
 /**
  * A contender whose warm-up cost more than `FAR` times the cheapest one's is far from the race the target decides (a
  * ratio of 0.2 or less, whatever the noise): the processes of every contender only warm it up (to find it far), and
- * its figures come from its own pair processes with ours (`measureFar`), each of `FAR_ROUNDS` rounds of a tenth of
+ * its figures come from its own pair processes with ours (`measurePair`), each of `FAR_ROUNDS` rounds of a tenth of
  * the conversations. That keeps the run short: it costs 10 to 75 times ours per step.
  */
 const FAR = 5;
@@ -421,14 +420,14 @@ function runChildren(count, task) {
 }
 
 /**
- * The judged ratio: ours against one rival in `pairProcessesOf(size)` fresh processes that run nothing else (warm-up and
+ * The judged ratio: ours against one rival in `PAIR_PROCESSES` fresh processes that run nothing else (warm-up and
  * rounds of the two only), the median of the processes' paired medians with their min – max. In the processes of
  * every contender, code the frameworks share (zod, the web-stream classes) is compiled for whichever ran first, and
  * the rival's own CPU per step moved from 55 to 81 µs between two full runs of the same code: the judged figure now
  * depends on nothing but the pair, and on more processes.
  */
 function measurePair(raceIndex, sizeIndex, rival, farPair = false) {
-  const perProcess = runChildren(farPair ? FAR_PAIR_PROCESSES : pairProcessesOf(sizes[sizeIndex]), {
+  const perProcess = runChildren(farPair ? FAR_PAIR_PROCESSES : PAIR_PROCESSES, {
     race: raceIndex,
     size: sizeIndex,
     only: [0, rival],
@@ -594,7 +593,7 @@ for (const [raceIndex, race] of RACES.entries()) {
           far?.[index] === true
             ? `${name} (far: its ${FAR_PAIR_PROCESSES} pair processes, not judged)`
             : index === rival
-              ? `${name} (the rival: ratio from its ${pairProcessesOf(size)} pair processes)`
+              ? `${name} (the rival: ratio from its ${PAIR_PROCESSES} pair processes)`
               : name,
           fixed(measured[index].median, 1),
           `${fixed(measured[index].low, 1)} – ${fixed(measured[index].high, 1)}`,
@@ -610,7 +609,7 @@ for (const [raceIndex, race] of RACES.entries()) {
 
 console.log('### Target: no slower than the fastest of them\n');
 console.log(
-  `Judged on ours against the fastest other (by median µs in the tables above) in ${sizes.map((size) => `${pairProcessesOf(size)} (${size.steps} steps)`).join(' or ')} more fresh processes, each running the two of them only (warm-up and rounds alike): the median of those processes' paired medians, with their min – max beside it, and each side's CPU µs per step (median of the processes).\n`,
+  `Judged on ours against the fastest other (by median µs in the tables above) in ${PAIR_PROCESSES} more fresh processes per size, each running the two of them only (warm-up and rounds alike): the median of those processes' paired medians, with their min – max beside it, and each side's CPU µs per step (median of the processes).\n`,
 );
 table(
   ['target', 'ours / fastest (min – max across the pair processes); CPU µs per step, ours / it', 'result'],

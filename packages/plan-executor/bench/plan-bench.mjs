@@ -487,6 +487,14 @@ const TARGET_PROCESSES = quick ? 1 : 9;
  * The default runner's column is µs only, from one process.
  */
 const WHOLE_PROCESSES = quick ? 1 : 9;
+
+/** `processes` fresh measurements of one set: the one with the median ratio (of its second contender), and the range. */
+function medianProcess(count, set, processes) {
+  const draws = Array.from({ length: processes }, () => measureInChild(count, set));
+  const ratios = draws.map(([, measured]) => measured.ratio).sort((left, right) => left - right);
+  const middle = draws.find(([, measured]) => measured.ratio === ratios[ratios.length >> 1]);
+  return { middle, low: ratios[0], high: ratios.at(-1) };
+}
 if (wanted('overhead')) {
   console.log(
     `## Per-step overhead with no-op tools (CPU µs per step, process.cpuUsage: contenders interleaved block by block, each set in fresh processes with single-threaded GC; a process's ratio: median of the ratios over two rounds (each side once first, once second); the target's ratio: the median of ${TARGET_PROCESSES} processes of ${BATCHES.target} rounds, a plan validated in the call: the median of ${WHOLE_PROCESSES} processes of ${BATCHES.whole} rounds, min – max across them beside each; the default runner: one process of ${BATCHES.runner} rounds)\n`,
@@ -498,16 +506,12 @@ if (wanted('overhead')) {
   for (const count of sizes) {
     // A fresh process compiles the executor its own way (inlining, feedback): the ratio of one process is one draw.
     // The target's ratio is the median over TARGET_PROCESSES processes, their min – max beside it.
-    const draws = Array.from({ length: TARGET_PROCESSES }, () => measureInChild(count, 'target'));
-    const ratios = draws.map(([, hot]) => hot.ratio).sort((left, right) => left - right);
-    const middle = draws.find(([, hot]) => hot.ratio === ratios[ratios.length >> 1]);
-    const [{ perStep: baseline }, hot] = middle;
-    const wholes = Array.from({ length: WHOLE_PROCESSES }, () => measureInChild(count, 'whole'));
-    const wholeRatios = wholes.map(([, whole]) => whole.ratio).sort((left, right) => left - right);
-    const wholeMiddle = wholes.find(([, whole]) => whole.ratio === wholeRatios[wholeRatios.length >> 1]);
+    const target = medianProcess(count, 'target', TARGET_PROCESSES);
+    const whole = medianProcess(count, 'whole', WHOLE_PROCESSES);
     const [, { perStep: full }] = measureInChild(count, 'runner');
+    const [{ perStep: baseline }, hot] = target.middle;
     console.log(
-      `| ${count} | ${fixed(baseline)} | ${fixed(hot.perStep)} | ${fixed(hot.ratio)}x | ${fixed(ratios[0])} – ${fixed(ratios.at(-1))} | ${fixed(wholeMiddle[1].perStep)} | ${fixed(wholeMiddle[1].ratio)}x | ${fixed(wholeRatios[0])} – ${fixed(wholeRatios.at(-1))} | ${fixed(full)} |`,
+      `| ${count} | ${fixed(baseline)} | ${fixed(hot.perStep)} | ${fixed(hot.ratio)}x | ${fixed(target.low)} – ${fixed(target.high)} | ${fixed(whole.middle[1].perStep)} | ${fixed(whole.middle[1].ratio)}x | ${fixed(whole.low)} – ${fixed(whole.high)} | ${fixed(full)} |`,
     );
   }
   console.log(
