@@ -35,9 +35,10 @@ const PAIR_PROCESSES = quick ? 1 : 15;
  * contender whose own CPU per step spreads ±7% within a run (the AI SDK's at 1000 steps, with the history growing).
  */
 const FAR_PAIR_PROCESSES = quick ? 1 : 5;
-/** Rounds per far pair process (two ratios over two rounds each), and the far contender's sample: a tenth of ours. */
-const FAR_ROUNDS = quick ? 2 : 4;
+/** The far contender's sample in its pair processes: a tenth of ours (its rounds per process are the size's `farRounds`). */
 const farRepeatOf = (repeat) => Math.max(1, Math.round(repeat / 10));
+/** In a far pair, ours' unmeasured runs before each of its samples, in samples (see `measure`). */
+const FAR_OURS_SETTLE = 2;
 const childTask = process.argv.find((argument) => argument.startsWith('--child='))?.slice('--child='.length);
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -289,11 +290,16 @@ const cpuMicros = (before) => {
 /**
  * A contender whose warm-up cost more than `FAR` times the cheapest one's is far from the race the target decides (a
  * ratio of 0.2 or less, whatever the noise): the processes of every contender only warm it up (to find it far), and
- * its figures come from its own pair processes with ours (`measurePair`), each of `FAR_ROUNDS` rounds of a tenth of
+ * its figures come from its own pair processes with ours (`measurePair`), each of its size's `farRounds` rounds of a tenth of
  * the conversations. That keeps the run short: it costs 10 to 75 times ours per step.
  */
 const FAR = 5;
 const WARMUP_CPU_MICROS = 1_500_000;
+/**
+ * A far contender's warm-up CPU in its own pair processes: with 1.5 s (75 of LangChain createAgent's 10-step
+ * conversations), its first round still read 20 to 30% above its later ones.
+ */
+const FAR_WARMUP_CPU_MICROS = 4_000_000;
 
 /** Unmeasured conversations before each sample (see `measure`): a tenth of the sample, at least one. */
 const settleOf = (repeat) => Math.max(1, Math.round(repeat / 10));
@@ -326,8 +332,9 @@ async function measure(contenders, steps, repeat, rounds, warmups, knownFar, far
     // settle on the cheap contenders (their background compilation is charged to the process too), without
     // seconds of it on the far ones.
     let runs = 0;
+    const budget = farPair && index === 1 ? FAR_WARMUP_CPU_MICROS : WARMUP_CPU_MICROS;
     if (knownFar?.[index] !== true)
-      while (runs < warmups && (runs === 0 || cpuMicros(before) < WARMUP_CPU_MICROS)) {
+      while (runs < warmups && (runs === 0 || cpuMicros(before) < budget)) {
         await run(steps);
         runs++;
       }
@@ -342,13 +349,15 @@ async function measure(contenders, steps, repeat, rounds, warmups, knownFar, far
     (cost, index) => index !== rival && (knownFar?.[index] === true || cost > FAR * cheapest),
   );
   // A far contender is measured in its own pair processes (farPair: ours, then it), not beside every contender.
-  const roundsOf = far.map((isFar, index) =>
-    isFar ? 0 : farPair && index === 1 ? Math.min(rounds, FAR_ROUNDS) : rounds,
-  );
+  const roundsOf = far.map((isFar) => (isFar ? 0 : rounds));
   const repeatOf = contenders.map((_, index) => (farPair && index === 1 ? farRepeatOf(repeat) : repeat));
-  // Unmeasured conversations before each sample: a far contender's own garbage dwarfs what ours leaves, so it starts
-  // its sample at once (at 1000 steps one of its conversations takes seconds).
-  const settleCount = (index) => (farPair && index === 1 ? 0 : settleOf(repeatOf[index]));
+  // Unmeasured conversations before each sample. In a far pair the far contender starts its sample at once (at 1000
+  // steps one of its conversations takes seconds, and what ours leaves is nothing beside its own garbage), and ours
+  // first runs twice its sample unmeasured: with a tenth, the far one's garbage was collected in ours' sample, which
+  // read 75 to 98 µs per step after it and 42 after ours within one process (AI SDK, 1000 steps), and the far ratio
+  // was half what it is.
+  const settleCount = (index) =>
+    !farPair ? settleOf(repeatOf[index]) : index === 0 ? FAR_OURS_SETTLE * repeatOf[index] : 0;
   const samples = contenders.map(() => []);
   const ours = contenders.map(() => []);
   // Two phases. First ours and the rival alone, round by round: the pair the target judges, with nothing else's
@@ -488,17 +497,19 @@ const pairedText = ({ median: middle, low, high }) =>
 
 const sizes = quick
   ? [
-      { steps: 10, repeat: 10, rounds: 5, warmups: 2 },
-      { steps: 1000, repeat: 1, rounds: 3, warmups: 1 },
+      { steps: 10, repeat: 10, rounds: 5, farRounds: 2, warmups: 2 },
+      { steps: 1000, repeat: 1, rounds: 3, farRounds: 2, warmups: 1 },
     ]
   : [
       // 600 conversations per sample: with 150, our samples (about 45 ms) were bimodal (interquartile range 26 to 67
       // µs per step; a sample that met a major collection doubled) and two runs' ratios differed by 9-20%; with 600
       // every sample spans several collections and the range narrowed to about ±6% (0.37 – 0.42 in one run).
-      { steps: 10, repeat: 600, rounds: 10, warmups: 300 },
+      // A far pair process runs 8 rounds at 10 steps (with 4, LangChain createAgent's ratio moved 5.2% between two
+      // runs) and 4 at 1000, where one of its samples is a whole conversation of seconds.
+      { steps: 10, repeat: 600, rounds: 10, farRounds: 8, warmups: 300 },
       // Six warm-up runs: with two, ours was still being compiled in the first rounds (200 to 260 µs per streamed
       // step, against 40 to 80 later).
-      { steps: 1000, repeat: 2, rounds: 12, warmups: 6 },
+      { steps: 1000, repeat: 2, rounds: 12, farRounds: 4, warmups: 6 },
     ];
 
 const RACES = [
@@ -512,13 +523,13 @@ const RACES = [
 // A measuring process (measureInProcesses): one race at one size, its raw rounds as one JSON line, nothing else.
 if (childTask !== undefined) {
   const { race, size, knownFar, only, farPair } = JSON.parse(childTask);
-  const { steps, repeat, rounds, warmups } = sizes[size];
+  const { steps, repeat, rounds, farRounds, warmups } = sizes[size];
   const contenders = RACES[race].contenders;
   const measurement = await measure(
     only === undefined ? contenders : only.map((index) => contenders[index]),
     steps,
     repeat,
-    rounds,
+    farPair === true ? farRounds : rounds,
     warmups,
     knownFar ?? undefined,
     farPair === true,
@@ -541,7 +552,7 @@ console.log(
   'tool calls). CPU time (`process.cpuUsage`, user + system) per step, after warm-up runs. First ours and the fastest other (the rival the target is judged against) alone, then each other contender against ours; in each round every',
 );
 console.log(
-  `contender runs once, in a rotating order; a process's ours / it is the median of its per-round ratios (both sides of each ratio measured seconds apart, under the same load), and each race is measured in ${PROCESSES} fresh process${PROCESSES === 1 ? '' : 'es'}: the figure is the **median of the processes' paired medians**, with their min – max beside it (one process alone settled up to 40% away from another). A contender more than ${FAR}x costlier than the cheapest in the warm-up (far from the race the target decides, unless it is the cheapest of the others) is measured in ${FAR_PAIR_PROCESSES} more fresh processes of its own with ours, ${FAR_ROUNDS} rounds each, its samples a tenth of the conversations: its row is from those, marked "far", not judged. The µs move with the machine's load; the paired ratios hold. Versions: ai 6.0.322, @langchain/core 1.4.0, langchain 1.5.14.\n`,
+  `contender runs once, in a rotating order; a process's ours / it is the median of its per-round ratios (both sides of each ratio measured seconds apart, under the same load), and each race is measured in ${PROCESSES} fresh process${PROCESSES === 1 ? '' : 'es'}: the figure is the **median of the processes' paired medians**, with their min – max beside it (one process alone settled up to 40% away from another). A contender more than ${FAR}x costlier than the cheapest in the warm-up (far from the race the target decides, unless it is the cheapest of the others) is measured in ${FAR_PAIR_PROCESSES} more fresh processes of its own with ours (${sizes.map(({ steps, farRounds }) => `${farRounds} rounds each at ${steps} steps`).join(', ')}), its samples a tenth of the conversations: its row is from those, marked "far", not judged. The µs move with the machine's load; the paired ratios hold. Versions: ai 6.0.322, @langchain/core 1.4.0, langchain 1.5.14.\n`,
 );
 
 const results = [];
@@ -572,7 +583,7 @@ for (const [raceIndex, race] of RACES.entries()) {
     }
     results.push({ race, size, measured, rival, pair });
     console.log(
-      `### ${size.steps}-step conversations, ${race.name} (${size.repeat} per sample, ${size.rounds} rounds in each of ${PROCESSES} fresh process${PROCESSES === 1 ? '' : 'es'}, far contenders ${farRepeatOf(size.repeat)} per sample, ${Math.min(size.rounds, FAR_ROUNDS)} rounds in each of ${FAR_PAIR_PROCESSES} of their own; up to ${size.warmups} warm-up runs or ${WARMUP_CPU_MICROS / 1e6} s of CPU each per process; history grows to ${2 * size.steps + 2} messages)\n`,
+      `### ${size.steps}-step conversations, ${race.name} (${size.repeat} per sample, ${size.rounds} rounds in each of ${PROCESSES} fresh process${PROCESSES === 1 ? '' : 'es'}, far contenders ${farRepeatOf(size.repeat)} per sample, ${size.farRounds} rounds in each of ${FAR_PAIR_PROCESSES} of their own; up to ${size.warmups} warm-up runs or ${WARMUP_CPU_MICROS / 1e6} s of CPU each per process; history grows to ${2 * size.steps + 2} messages)\n`,
     );
     table(
       [
