@@ -30,15 +30,18 @@ const PROCESSES = quick ? 1 : 2;
  */
 const PAIR_PROCESSES = quick ? 1 : 15;
 /**
- * Fresh processes per far contender (see FAR), each running it and ours only. Measured in the processes of every
- * contender, 2 short rounds each, their ratios moved 6.6% to 11.2% between two full runs: too few draws of a
- * contender whose own CPU per step spreads ±7% within a run (the AI SDK's at 1000 steps, with the history growing).
+ * Fresh processes per other contender (neither ours nor the rival), each running it and ours only: its row in the
+ * tables, not judged. Measured in the processes of every contender, 2 short rounds each, the far ones' ratios moved
+ * 6.6% to 11.2% between two full runs: too few draws of a contender whose own CPU per step spreads ±7% within a run
+ * (the AI SDK's at 1000 steps, with the history growing). Every other contender gets them, far or not: the AI SDK
+ * at 10 steps, read whole, was far (5x the cheapest's warm-up) in one run and not in the next, and its row moved
+ * with the way it was measured.
  */
-const FAR_PAIR_PROCESSES = quick ? 1 : 5;
-/** The far contender's sample in its pair processes: a tenth of ours (its rounds per process are the size's `farRounds`). */
-const farRepeatOf = (repeat) => Math.max(1, Math.round(repeat / 10));
-/** In a far pair, ours' unmeasured runs before each of its samples, in samples (see `measure`). */
-const FAR_OURS_SETTLE = 2;
+const OTHER_PAIR_PROCESSES = quick ? 1 : 5;
+/** The other contender's sample in its pair processes: a tenth of ours (its rounds per process: the size's `otherRounds`). */
+const otherRepeatOf = (repeat) => Math.max(1, Math.round(repeat / 10));
+/** In an other pair, ours' unmeasured runs before each of its samples, in samples (see `measure`). */
+const OTHER_OURS_SETTLE = 2;
 const childTask = process.argv.find((argument) => argument.startsWith('--child='))?.slice('--child='.length);
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -290,16 +293,16 @@ const cpuMicros = (before) => {
 /**
  * A contender whose warm-up cost more than `FAR` times the cheapest one's is far from the race the target decides (a
  * ratio of 0.2 or less, whatever the noise): the processes of every contender only warm it up (to find it far), and
- * its figures come from its own pair processes with ours (`measurePair`), each of its size's `farRounds` rounds of a tenth of
- * the conversations. That keeps the run short: it costs 10 to 75 times ours per step.
+ * spend no rounds on it (it costs 10 to 75 times ours per step). Its row, like every other contender's but the
+ * rival's, comes from its own pair processes with ours (`measurePair`).
  */
 const FAR = 5;
 const WARMUP_CPU_MICROS = 1_500_000;
 /**
- * A far contender's warm-up CPU in its own pair processes: with 1.5 s (75 of LangChain createAgent's 10-step
+ * An other contender's warm-up CPU in its own pair processes: with 1.5 s (75 of LangChain createAgent's 10-step
  * conversations), its first round still read 20 to 30% above its later ones.
  */
-const FAR_WARMUP_CPU_MICROS = 4_000_000;
+const OTHER_WARMUP_CPU_MICROS = 4_000_000;
 
 /** Unmeasured conversations before each sample (see `measure`): a tenth of the sample, at least one. */
 const settleOf = (repeat) => Math.max(1, Math.round(repeat / 10));
@@ -322,7 +325,7 @@ function spreadOf(values) {
  * seconds apart, and the median of those per-round ratios is what a target is judged on (a ratio of medians mixes
  * rounds measured under different loads).
  */
-async function measure(contenders, steps, repeat, rounds, warmups, knownFar, farPair = false) {
+async function measure(contenders, steps, repeat, rounds, warmups, knownFar, otherPair = false) {
   const warmupCost = [];
   for (const [index, [, run]] of contenders.entries()) {
     const before = process.cpuUsage();
@@ -332,7 +335,7 @@ async function measure(contenders, steps, repeat, rounds, warmups, knownFar, far
     // settle on the cheap contenders (their background compilation is charged to the process too), without
     // seconds of it on the far ones.
     let runs = 0;
-    const budget = farPair && index === 1 ? FAR_WARMUP_CPU_MICROS : WARMUP_CPU_MICROS;
+    const budget = otherPair && index === 1 ? OTHER_WARMUP_CPU_MICROS : WARMUP_CPU_MICROS;
     if (knownFar?.[index] !== true)
       while (runs < warmups && (runs === 0 || cpuMicros(before) < budget)) {
         await run(steps);
@@ -348,16 +351,16 @@ async function measure(contenders, steps, repeat, rounds, warmups, knownFar, far
   const far = warmupCost.map(
     (cost, index) => index !== rival && (knownFar?.[index] === true || cost > FAR * cheapest),
   );
-  // A far contender is measured in its own pair processes (farPair: ours, then it), not beside every contender.
+  // A far contender gets no rounds here: its row is from its own pair processes (otherPair: ours, then it).
   const roundsOf = far.map((isFar) => (isFar ? 0 : rounds));
-  const repeatOf = contenders.map((_, index) => (farPair && index === 1 ? farRepeatOf(repeat) : repeat));
-  // Unmeasured conversations before each sample. In a far pair the far contender starts its sample at once (at 1000
-  // steps one of its conversations takes seconds, and what ours leaves is nothing beside its own garbage), and ours
-  // first runs twice its sample unmeasured: with a tenth, the far one's garbage was collected in ours' sample, which
-  // read 75 to 98 µs per step after it and 42 after ours within one process (AI SDK, 1000 steps), and the far ratio
+  const repeatOf = contenders.map((_, index) => (otherPair && index === 1 ? otherRepeatOf(repeat) : repeat));
+  // Unmeasured conversations before each sample. In an other pair the other contender starts its sample at once (at
+  // 1000 steps one of its conversations takes seconds, and what ours leaves is nothing beside its own garbage), and
+  // ours first runs twice its sample unmeasured: with a tenth, the other one's garbage was collected in ours' sample,
+  // which read 75 to 98 µs per step after it and 42 after ours within one process (AI SDK, 1000 steps), and the ratio
   // was half what it is.
   const settleCount = (index) =>
-    !farPair ? settleOf(repeatOf[index]) : index === 0 ? FAR_OURS_SETTLE * repeatOf[index] : 0;
+    !otherPair ? settleOf(repeatOf[index]) : index === 0 ? OTHER_OURS_SETTLE * repeatOf[index] : 0;
   const samples = contenders.map(() => []);
   const ours = contenders.map(() => []);
   // Two phases. First ours and the rival alone, round by round: the pair the target judges, with nothing else's
@@ -435,12 +438,12 @@ function runChildren(count, task) {
  * the rival's own CPU per step moved from 55 to 81 µs between two full runs of the same code: the judged figure now
  * depends on nothing but the pair, and on more processes.
  */
-function measurePair(raceIndex, sizeIndex, rival, farPair = false) {
-  const perProcess = runChildren(farPair ? FAR_PAIR_PROCESSES : PAIR_PROCESSES, {
+function measurePair(raceIndex, sizeIndex, rival, otherPair = false) {
+  const perProcess = runChildren(otherPair ? OTHER_PAIR_PROCESSES : PAIR_PROCESSES, {
     race: raceIndex,
     size: sizeIndex,
     only: [0, rival],
-    farPair,
+    otherPair,
   });
   const pairedMedians = perProcess.map((one) => median(one.paired[1]));
   return {
@@ -497,19 +500,19 @@ const pairedText = ({ median: middle, low, high }) =>
 
 const sizes = quick
   ? [
-      { steps: 10, repeat: 10, rounds: 5, farRounds: 2, warmups: 2 },
-      { steps: 1000, repeat: 1, rounds: 3, farRounds: 2, warmups: 1 },
+      { steps: 10, repeat: 10, rounds: 5, otherRounds: 2, warmups: 2 },
+      { steps: 1000, repeat: 1, rounds: 3, otherRounds: 2, warmups: 1 },
     ]
   : [
       // 600 conversations per sample: with 150, our samples (about 45 ms) were bimodal (interquartile range 26 to 67
       // µs per step; a sample that met a major collection doubled) and two runs' ratios differed by 9-20%; with 600
       // every sample spans several collections and the range narrowed to about ±6% (0.37 – 0.42 in one run).
-      // A far pair process runs 8 rounds at 10 steps (with 4, LangChain createAgent's ratio moved 5.2% between two
+      // An other pair process runs 8 rounds at 10 steps (with 4, LangChain createAgent's ratio moved 5.2% between two
       // runs) and 4 at 1000, where one of its samples is a whole conversation of seconds.
-      { steps: 10, repeat: 600, rounds: 10, farRounds: 8, warmups: 300 },
+      { steps: 10, repeat: 600, rounds: 10, otherRounds: 8, warmups: 300 },
       // Six warm-up runs: with two, ours was still being compiled in the first rounds (200 to 260 µs per streamed
       // step, against 40 to 80 later).
-      { steps: 1000, repeat: 2, rounds: 12, farRounds: 4, warmups: 6 },
+      { steps: 1000, repeat: 2, rounds: 12, otherRounds: 4, warmups: 6 },
     ];
 
 const RACES = [
@@ -522,17 +525,17 @@ const RACES = [
 
 // A measuring process (measureInProcesses): one race at one size, its raw rounds as one JSON line, nothing else.
 if (childTask !== undefined) {
-  const { race, size, knownFar, only, farPair } = JSON.parse(childTask);
-  const { steps, repeat, rounds, farRounds, warmups } = sizes[size];
+  const { race, size, knownFar, only, otherPair } = JSON.parse(childTask);
+  const { steps, repeat, rounds, otherRounds, warmups } = sizes[size];
   const contenders = RACES[race].contenders;
   const measurement = await measure(
     only === undefined ? contenders : only.map((index) => contenders[index]),
     steps,
     repeat,
-    farPair === true ? farRounds : rounds,
+    otherPair === true ? otherRounds : rounds,
     warmups,
     knownFar ?? undefined,
-    farPair === true,
+    otherPair === true,
   );
   process.stdout.write(`${JSON.stringify(measurement)}\n`);
   process.exit(0);
@@ -552,7 +555,7 @@ console.log(
   'tool calls). CPU time (`process.cpuUsage`, user + system) per step, after warm-up runs. First ours and the fastest other (the rival the target is judged against) alone, then each other contender against ours; in each round every',
 );
 console.log(
-  `contender runs once, in a rotating order; a process's ours / it is the median of its per-round ratios (both sides of each ratio measured seconds apart, under the same load), and each race is measured in ${PROCESSES} fresh process${PROCESSES === 1 ? '' : 'es'}: the figure is the **median of the processes' paired medians**, with their min – max beside it (one process alone settled up to 40% away from another). A contender more than ${FAR}x costlier than the cheapest in the warm-up (far from the race the target decides, unless it is the cheapest of the others) is measured in ${FAR_PAIR_PROCESSES} more fresh processes of its own with ours (${sizes.map(({ steps, farRounds }) => `${farRounds} rounds each at ${steps} steps`).join(', ')}), its samples a tenth of the conversations: its row is from those, marked "far", not judged. The µs move with the machine's load; the paired ratios hold. Versions: ai 6.0.322, @langchain/core 1.4.0, langchain 1.5.14.\n`,
+  `contender runs once, in a rotating order; a process's ours / it is the median of its per-round ratios (both sides of each ratio measured seconds apart, under the same load), and each race is measured in ${PROCESSES} fresh process${PROCESSES === 1 ? '' : 'es'}: the figure is the **median of the processes' paired medians**, with their min – max beside it (one process alone settled up to 40% away from another). These processes find the rival; a contender more than ${FAR}x costlier than the cheapest in the warm-up (far from the race the target decides, unless it is the cheapest of the others) is only warmed up in them. Every contender but ours and the rival is then measured in ${OTHER_PAIR_PROCESSES} more fresh processes of its own with ours (${sizes.map(({ steps, otherRounds }) => `${otherRounds} rounds each at ${steps} steps`).join(', ')}), its samples a tenth of the conversations, ours running ${OTHER_OURS_SETTLE} samples unmeasured before each of its own (the other's garbage is collected in those): its row is from those, not judged. The µs move with the machine's load; the paired ratios hold. Versions: ai 6.0.322, @langchain/core 1.4.0, langchain 1.5.14.\n`,
 );
 
 const results = [];
@@ -570,20 +573,20 @@ for (const [raceIndex, race] of RACES.entries()) {
       .filter(({ index }) => index !== 0 && far[index] !== true)
       .reduce((best, next) => (next.value.median < best.value.median ? next : best)).index;
     const pair = measurePair(raceIndex, sizeIndex, rival);
-    // Each far contender from its own pair processes: µs, spread, rounds and ratio alike.
-    for (const [index, isFar] of far.entries()) {
-      if (!isFar) continue;
-      const farPair = measurePair(raceIndex, sizeIndex, index, true);
+    // Every other contender from its own pair processes: µs, spread, rounds and ratio alike.
+    for (const index of contenders.keys()) {
+      if (index === 0 || index === rival) continue;
+      const otherPair = measurePair(raceIndex, sizeIndex, index, true);
       measured[index] = {
-        ...farPair.spread,
-        median: farPair.it,
-        rounds: farPair.rounds,
-        paired: farPair.paired,
+        ...otherPair.spread,
+        median: otherPair.it,
+        rounds: otherPair.rounds,
+        paired: otherPair.paired,
       };
     }
     results.push({ race, size, measured, rival, pair });
     console.log(
-      `### ${size.steps}-step conversations, ${race.name} (${size.repeat} per sample, ${size.rounds} rounds in each of ${PROCESSES} fresh process${PROCESSES === 1 ? '' : 'es'}, far contenders ${farRepeatOf(size.repeat)} per sample, ${size.farRounds} rounds in each of ${FAR_PAIR_PROCESSES} of their own; up to ${size.warmups} warm-up runs or ${WARMUP_CPU_MICROS / 1e6} s of CPU each per process; history grows to ${2 * size.steps + 2} messages)\n`,
+      `### ${size.steps}-step conversations, ${race.name} (${size.repeat} per sample, ${size.rounds} rounds in each of ${PROCESSES} fresh process${PROCESSES === 1 ? '' : 'es'}, the others ${otherRepeatOf(size.repeat)} per sample, ${size.otherRounds} rounds in each of ${OTHER_PAIR_PROCESSES} of their own; up to ${size.warmups} warm-up runs or ${WARMUP_CPU_MICROS / 1e6} s of CPU each per process; history grows to ${2 * size.steps + 2} messages)\n`,
     );
     table(
       [
@@ -597,15 +600,15 @@ for (const [raceIndex, race] of RACES.entries()) {
       contenders.map(([name], index) => {
         // The rival's ratio is the one measured in its own pair processes (below): the same two contenders, measured
         // in more processes with nothing else beside them. In the processes of every contender it moved by up to 21%
-        // between two runs while the pair's held within 5%. A far contender's row is from its own pair processes; no
-        // target is judged on it.
+        // between two runs while the pair's held within 5%. Every other contender's row is from its own pair
+        // processes; no target is judged on it.
         const paired = index === rival ? pair.paired : measured[index].paired;
         return [
-          far?.[index] === true
-            ? `${name} (far: its ${FAR_PAIR_PROCESSES} pair processes, not judged)`
+          index === 0
+            ? name
             : index === rival
               ? `${name} (the rival: ratio from its ${PAIR_PROCESSES} pair processes)`
-              : name,
+              : `${name} (its ${OTHER_PAIR_PROCESSES} pair processes, not judged)`,
           fixed(measured[index].median, 1),
           `${fixed(measured[index].low, 1)} – ${fixed(measured[index].high, 1)}`,
           measured[index].rounds,
